@@ -1,0 +1,81 @@
+# LIBLINEAR-IK build. `make` builds train, predict and the library;
+# `make check` runs every test; `make demo`, `make bench`, `make install`.
+
+CC ?= cc
+OPT ?= -O3
+CFLAGS ?= $(OPT)
+WARN = -Wall -Wextra
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -fopenmp $(CFLAGS)
+LDLIBS = -lm -fopenmp
+PREFIX ?= /usr/local
+PYTHON ?= python3
+
+SHVER = 6
+LIB_SO = liblinear/liblinear.so.$(SHVER)
+LIB_A = liblinear/liblinear.a
+PROGRAMS = train predict
+
+CLI_SRC = liblinear/train.c liblinear/predict.c
+LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
+LIB_OBJ = $(LIB_SRC:.c=.o)
+LIB_HDR = $(wildcard liblinear/*.h)
+
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_OBJ = $(UNIT_SRC:.c=.o)
+UNIT_BIN = tests/unit/run-unit
+
+.PHONY: all lib check unit oracle demo bench install clean
+
+all: $(PROGRAMS) $(LIB_SO) $(LIB_A)
+
+lib: $(LIB_SO) $(LIB_A)
+
+liblinear/%.o: liblinear/%.c $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -o $@ $(LIB_OBJ) $(LDLIBS)
+	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
+
+train: liblinear/train.o $(LIB_A)
+	$(CC) -o $@ liblinear/train.o $(LIB_A) $(LDLIBS)
+
+predict: liblinear/predict.o $(LIB_A)
+	$(CC) -o $@ liblinear/predict.o $(LIB_A) $(LDLIBS)
+
+tests/unit/%.o: tests/unit/%.c $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -c -o $@ $<
+
+$(UNIT_BIN): $(UNIT_OBJ) $(LIB_A)
+	$(CC) -o $@ $(UNIT_OBJ) $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+oracle: all
+	$(PYTHON) -m pytest -q tests/oracle
+
+check: all unit oracle
+
+demo: all
+	sh tests/demo.sh
+
+bench: all
+	$(PYTHON) bench/run.py
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 train $(DESTDIR)$(PREFIX)/bin/train
+	install -m 755 predict $(DESTDIR)$(PREFIX)/bin/predict
+	install -m 644 liblinear/linear.h $(DESTDIR)$(PREFIX)/include/linear.h
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/liblinear.so.$(SHVER)
+	ln -sf liblinear.so.$(SHVER) $(DESTDIR)$(PREFIX)/lib/liblinear.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/liblinear.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' liblinear/liblinear.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear.pc
+
+clean:
+	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* tests/unit/*.o $(UNIT_BIN) $(PROGRAMS)

@@ -1,0 +1,17 @@
+/*
+ * print.h - progress messages of the library.
+ *
+ * Contract: info() formats like printf and hands the text to the function
+ * set by set_print_string_function (stdout when none is set, nothing
+ * after set_print_string_function of a no-op, as train -q does).
+ * Like upstream, the print function is process-global, not thread-safe.
+ */
+#ifndef LIBLINEAR_PRINT_H
+#define LIBLINEAR_PRINT_H
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void info(const char *fmt, ...);
+
+#endif /* LIBLINEAR_PRINT_H */

@@ -1,0 +1,50 @@
+/* rows.c - row subsets (see rows.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "rows.h"
+
+int rows_subset(const struct row_set *r, const int *idx, int count, struct row_set *out)
+{
+	struct row_set sub = *r;
+	sub.l = count;
+	size_t m = count > 0 ? (size_t)count : 1;
+	if (r->kind == ROWS_SPARSE) {
+		struct feature_node **x = malloc(m * sizeof *x);
+		if (!x)
+			return -1;
+		for (int i = 0; i < count; i++)
+			x[i] = r->x[idx[i]];
+		sub.x = x;
+	} else if (r->cells16) {
+		size_t t = (size_t)r->t;
+		uint16_t *c = malloc(m * t * sizeof *c);
+		if (!c)
+			return -1;
+		for (int i = 0; i < count; i++)
+			memcpy(c + (size_t)i * t, r->cells16 + (size_t)idx[i] * t, t * sizeof *c);
+		sub.cells16 = c;
+	} else {
+		size_t t = (size_t)r->t;
+		uint32_t *c = malloc(m * t * sizeof *c);
+		if (!c)
+			return -1;
+		for (int i = 0; i < count; i++)
+			memcpy(c + (size_t)i * t, r->cells32 + (size_t)idx[i] * t, t * sizeof *c);
+		sub.cells32 = c;
+	}
+	*out = sub;
+	return 0;
+}
+
+void rows_free_subset(struct row_set *sub)
+{
+	if (sub->kind == ROWS_SPARSE)
+		free((void *)sub->x);
+	else {
+		free((void *)sub->cells16);
+		free((void *)sub->cells32);
+	}
+	sub->x = NULL;
+	sub->cells16 = NULL;
+	sub->cells32 = NULL;
+}

@@ -1,0 +1,196 @@
+/*
+ * rows.h - the row interface: the only way solvers read training rows.
+ *
+ * Contract: a row_set is a read-only view of l rows with n features
+ * (1-based indices 1..n; n includes the bias feature when there is one).
+ * Solvers touch rows only through the rows_* functions below, so a new
+ * row representation needs a new case here and no solver change.
+ *
+ * Two representations:
+ *  - ROWS_SPARSE: upstream's rows of struct feature_node, each ended by
+ *    index -1 (the bias node, if any, is already in the row).
+ *  - ROWS_CELLS: Isolation Kernel rows. Row i has exactly t nonzeros, all
+ *    equal to cell_value: feature k*psi + cell(i,k) + 1 for k = 0..t-1,
+ *    where cell(i,k) is cells16[i*t+k] (psi <= 65536) or cells32[i*t+k].
+ *    If bias >= 0 the row also has feature t*psi+1 with value bias.
+ *
+ * The functions are static inline: they sit in every solver's inner loop,
+ * and the switch on kind is perfectly predicted.
+ */
+#ifndef LIBLINEAR_ROWS_H
+#define LIBLINEAR_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linear.h"
+
+enum row_kind { ROWS_SPARSE, ROWS_CELLS };
+
+struct row_set {
+	enum row_kind kind;
+	int l;				/* number of rows */
+	int n;				/* number of features, bias included */
+
+	/* ROWS_SPARSE */
+	struct feature_node *const *x;
+
+	/* ROWS_CELLS */
+	int t;				/* nonzeros per row before the bias */
+	int psi;			/* cells per partitioning */
+	double cell_value;		/* the value of every cell feature */
+	const uint16_t *cells16;	/* l*t cell numbers, or NULL */
+	const uint32_t *cells32;	/* l*t cell numbers, or NULL */
+	double bias;			/* < 0: no bias feature */
+};
+
+/* A view of upstream-style rows. */
+static inline struct row_set rows_sparse(int l, int n, struct feature_node *const *x)
+{
+	struct row_set r = {0};
+	r.kind = ROWS_SPARSE;
+	r.l = l;
+	r.n = n;
+	r.x = x;
+	r.bias = -1;
+	return r;
+}
+
+static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
+{
+	size_t at = (size_t)i * (size_t)r->t + (size_t)k;
+	return r->cells16 ? r->cells16[at] : r->cells32[at];
+}
+
+/* Index (0-based) into w of the bias feature of a ROWS_CELLS row. */
+static inline size_t rows_cell_bias_slot(const struct row_set *r)
+{
+	return (size_t)r->t * (size_t)r->psi;
+}
+
+/* x_i . w, with w indexed from 0 (feature j at w[j-1]). */
+static inline double rows_dot(const struct row_set *r, int i, const double *w)
+{
+	double s = 0;
+	if (r->kind == ROWS_SPARSE) {
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++)
+			s += w[f->index - 1] * f->value;
+		return s;
+	}
+	for (int k = 0; k < r->t; k++)
+		s += w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)];
+	s *= r->cell_value;
+	if (r->bias >= 0)
+		s += w[rows_cell_bias_slot(r)] * r->bias;
+	return s;
+}
+
+/* w += a * x_i */
+static inline void rows_axpy(const struct row_set *r, int i, double a, double *w)
+{
+	if (r->kind == ROWS_SPARSE) {
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++)
+			w[f->index - 1] += a * f->value;
+		return;
+	}
+	double av = a * r->cell_value;
+	for (int k = 0; k < r->t; k++)
+		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av;
+	if (r->bias >= 0)
+		w[rows_cell_bias_slot(r)] += a * r->bias;
+}
+
+/* ||x_i||^2 */
+static inline double rows_sqnorm(const struct row_set *r, int i)
+{
+	if (r->kind == ROWS_SPARSE) {
+		double s = 0;
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++)
+			s += f->value * f->value;
+		return s;
+	}
+	double s = (double)r->t * r->cell_value * r->cell_value;
+	if (r->bias >= 0)
+		s += r->bias * r->bias;
+	return s;
+}
+
+/*
+ * Decision values of a feature-major weight matrix (w[(j-1)*nr_w + k] is
+ * feature j's weight for column k): dec[k] = x_i . w_k, k = 0..nr_w-1.
+ * Features with index > max_feature are ignored (predict's rule).
+ */
+static inline void rows_decision(const struct row_set *r, int i, const double *w,
+	int nr_w, int max_feature, double *dec)
+{
+	for (int k = 0; k < nr_w; k++)
+		dec[k] = 0;
+	if (r->kind == ROWS_SPARSE) {
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++) {
+			if (f->index > max_feature)
+				continue;
+			const double *wj = w + (size_t)(f->index - 1) * (size_t)nr_w;
+			for (int k = 0; k < nr_w; k++)
+				dec[k] += wj[k] * f->value;
+		}
+		return;
+	}
+	for (int c = 0; c < r->t; c++) {
+		size_t j = (size_t)c * (size_t)r->psi + rows_cell(r, i, c);
+		const double *wj = w + j * (size_t)nr_w;
+		for (int k = 0; k < nr_w; k++)
+			dec[k] += wj[k];
+	}
+	for (int k = 0; k < nr_w; k++)
+		dec[k] *= r->cell_value;
+	if (r->bias >= 0 && rows_cell_bias_slot(r) < (size_t)max_feature) {
+		const double *wb = w + rows_cell_bias_slot(r) * (size_t)nr_w;
+		for (int k = 0; k < nr_w; k++)
+			dec[k] += wb[k] * r->bias;
+	}
+}
+
+/* Number of nonzeros of row i. */
+static inline int rows_nnz(const struct row_set *r, int i)
+{
+	if (r->kind == ROWS_SPARSE) {
+		int c = 0;
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++)
+			c++;
+		return c;
+	}
+	return r->t + (r->bias >= 0 ? 1 : 0);
+}
+
+/*
+ * Writes row i's nonzeros, ascending by index, to index[] (1-based) and
+ * value[] (each of room rows_nnz(r, i)); for building column views.
+ */
+static inline void rows_copy_row(const struct row_set *r, int i, int *index, double *value)
+{
+	int c = 0;
+	if (r->kind == ROWS_SPARSE) {
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++, c++) {
+			index[c] = f->index;
+			value[c] = f->value;
+		}
+		return;
+	}
+	for (int k = 0; k < r->t; k++, c++) {
+		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		value[c] = r->cell_value;
+	}
+	if (r->bias >= 0) {
+		index[c] = (int)rows_cell_bias_slot(r) + 1;
+		value[c] = r->bias;
+	}
+}
+
+/*
+ * A view of the rows listed in idx[0..count-1] (a subset, in that order).
+ * Allocates; release with rows_free_subset. Returns 0, or -1 when out of
+ * memory (then *out is untouched).
+ */
+int rows_subset(const struct row_set *r, const int *idx, int count, struct row_set *out);
+void rows_free_subset(struct row_set *sub);
+
+#endif /* LIBLINEAR_ROWS_H */
