@@ -20,9 +20,8 @@ LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
 
-UNIT_SRC = $(wildcard tests/unit/*.c)
-UNIT_OBJ = $(UNIT_SRC:.c=.o)
-UNIT_BIN = tests/unit/run-unit
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:.c=)
 
 .PHONY: all lib check unit oracle demo bench install clean
 
@@ -47,14 +46,12 @@ train: liblinear/train.o $(LIB_A)
 predict: liblinear/predict.o $(LIB_A)
 	$(CC) -o $@ liblinear/predict.o $(LIB_A) $(LDLIBS)
 
-tests/unit/%.o: tests/unit/%.c $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -c -o $@ $<
+tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
-$(UNIT_BIN): $(UNIT_OBJ) $(LIB_A)
-	$(CC) -o $@ $(UNIT_OBJ) $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
-
+# Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
-	$(UNIT_BIN)
+	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 oracle: all
 	$(PYTHON) -m pytest -q tests/oracle
@@ -78,4 +75,4 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' liblinear/liblinear.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear.pc
 
 clean:
-	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* tests/unit/*.o $(UNIT_BIN) $(PROGRAMS)
+	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
