@@ -204,7 +204,7 @@ static inline double captured_double(const char *key)
 	const char *at = NULL;
 	for (const char *p = strstr(captured, key); p; p = strstr(p + 1, key))
 		at = p;
-	ck_assert_msg(at != NULL, "no '%s' in output: %s", key, captured);
+	ck_assert_msg(at != NULL, "no '%s' in output: %.200s", key, captured);
 	return strtod(at + strlen(key), NULL);
 }
 

@@ -335,7 +335,7 @@ START_TEST(max_iter_stops_and_says_so)
 	struct svc_run *r = run_svc(&f, s);
 	ck_assert_int_eq(r->status, SOLVER_MAX_ITER);
 	const char *head = ".\noptimization finished, #iter = 10\nObjective value = ";
-	ck_assert_msg(strncmp(r->output, head, strlen(head)) == 0, "output: %s", r->output);
+	ck_assert_msg(strncmp(r->output, head, strlen(head)) == 0, "output: %.200s", r->output);
 	/* the iterate is still a usable, consistent dual point */
 	assert_feasible(&f, s, r->alpha);
 	assert_w_matches_alpha(&f, r, 1e-9);
