@@ -534,6 +534,8 @@ static Suite *dual_cd_suite(void)
 	tcase_add_test(beh, cell_rows_match_sparse_rows);
 	suite_add_tcase(s, beh);
 	TCase *heart = tcase_create("heart");
+	/* reads the shared data; allow for a loaded machine */
+	tcase_set_timeout(heart, 60);
 	tcase_add_test(heart, heart_l2_loss_matches_upstream);
 	tcase_add_test(heart, heart_l1_loss_matches_upstream);
 	tcase_add_test(heart, heart_tight_optimum_matches_upstream);
