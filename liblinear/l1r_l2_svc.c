@@ -1,0 +1,244 @@
+/*
+ * l1r_l2_svc.c - -s 5: L1-regularised L2-loss SVC by CDN (see l1_solvers.h).
+ *
+ * Each pass visits the active coordinates in random order. For coordinate
+ * j, with b_i = 1 - y_i w.x_i and I = {i : b_i > 0}, the loss part
+ * L(w) = sum_i C_i max(0, b_i)^2 has
+ *   L'_j  = -2 sum_{i in I} C_i y_i x_ij b_i,
+ *   L''_j =  2 sum_{i in I} C_i x_ij^2     (generalised; L' is not smooth),
+ * the Newton step d minimises the quadratic model plus |w_j + d|, and a
+ * backtracking line search takes the largest lambda in {1, 1/2, ...} with
+ *   f(w + lambda d e_j) - f(w) <= sigma lambda (L'_j d + |w_j + d| - |w_j|).
+ * Because every term's second derivative in z is at most 2 C_i x_ij^2, the
+ * loss change is at most L'_j z + (sum_i C_i x_ij^2) z^2; when that bound
+ * already satisfies the test, the exact change need not be computed.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include "columns.h"
+#include "l1_solvers.h"
+#include "l1_step.h"
+#include "print.h"
+
+#define MAX_PASSES 1000
+#define MAX_LINE_SEARCH 20
+#define SIGMA 0.01		/* sufficient decrease fraction */
+#define MIN_CURVATURE 1e-12	/* keeps the Newton step finite when I misses column j */
+#define NEGLIGIBLE_STEP 1e-12
+
+/*
+ * Row i enters only through C_i max(0, b_i)^2, so the solver works with
+ * rows scaled by sqrt(C_i): u_ij = sqrt(C_i) y_i x_ij and r_i = sqrt(C_i)
+ * b_i. Then L = sum max(0, r_i)^2, L'_j = -2 sum_{r_i > 0} u_ij r_i,
+ * L''_j = 2 sum_{r_i > 0} u_ij^2, and a step z on w_j moves r_i by
+ * -u_ij z: the inner loops read no per-row cost or label.
+ */
+struct cdn {
+	struct columns cols;	/* values are u_ij */
+	double *r;		/* sqrt(C_i) (1 - y_i w.x_i) */
+	double *row_scale;	/* sqrt(C_i): r_i at w = 0 */
+	double *curvature_bound;	/* per column: sum_i u_ij^2 */
+	int unpenalised;	/* the bias column when it is not regularised, else -1 */
+};
+
+static void cdn_free(struct cdn *s)
+{
+	columns_free(&s->cols);
+	free(s->r);
+	free(s->row_scale);
+	free(s->curvature_bound);
+}
+
+static int cdn_init(struct cdn *s, const struct row_set *X, const double *y,
+	double Cp, double Cn, int regularize_bias)
+{
+	size_t l = X->l > 0 ? (size_t)X->l : 1;
+	size_t n = X->n > 0 ? (size_t)X->n : 1;
+	s->unpenalised = regularize_bias ? -1 : X->n - 1;
+	s->r = malloc(l * sizeof *s->r);
+	s->row_scale = malloc(l * sizeof *s->row_scale);
+	s->curvature_bound = malloc(n * sizeof *s->curvature_bound);
+	if (!s->r || !s->row_scale || !s->curvature_bound || columns_build(X, &s->cols) != 0) {
+		free(s->r);
+		free(s->row_scale);
+		free(s->curvature_bound);
+		return -1;
+	}
+	for (int i = 0; i < X->l; i++) {
+		s->row_scale[i] = sqrt(y[i] > 0 ? Cp : Cn);
+		s->r[i] = s->row_scale[i];	/* w starts at 0 */
+	}
+	for (int j = 0; j < X->n; j++) {
+		double sum = 0;
+		for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++) {
+			int i = s->cols.row[k];
+			double u = s->row_scale[i] * y[i] * s->cols.value[k];
+			s->cols.value[k] = u;
+			sum += u * u;
+		}
+		s->curvature_bound[j] = sum;
+	}
+	return 0;
+}
+
+/* L'_j and L''_j at the current w. */
+static void cdn_derivatives(const struct cdn *s, int j, double *g, double *h)
+{
+	double dg = 0, dh = 0;
+	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++) {
+		double r = s->r[s->cols.row[k]];
+		if (r > 0) {
+			double u = s->cols.value[k];
+			dg += u * r;
+			dh += u * u;
+		}
+	}
+	*g = -2 * dg;
+	*h = 2 * dh > MIN_CURVATURE ? 2 * dh : MIN_CURVATURE;
+}
+
+/* L(w + z e_j) - L(w), exactly. */
+static double cdn_loss_change(const struct cdn *s, int j, double z)
+{
+	double change = 0;
+	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++) {
+		double old_r = s->r[s->cols.row[k]];
+		double new_r = old_r - s->cols.value[k] * z;
+		change += (new_r > 0 ? new_r * new_r : 0) - (old_r > 0 ? old_r * old_r : 0);
+	}
+	return change;
+}
+
+static void cdn_move(struct cdn *s, int j, double z, double *w)
+{
+	w[j] += z;
+	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++)
+		s->r[s->cols.row[k]] -= s->cols.value[k] * z;
+}
+
+/* r from scratch, dropping the rounding the updates have accumulated. */
+static void cdn_recompute_slacks(struct cdn *s, int l, const double *w)
+{
+	for (int i = 0; i < l; i++)
+		s->r[i] = s->row_scale[i];
+	for (int j = 0; j < s->cols.n; j++) {
+		if (w[j] == 0)
+			continue;
+		for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++)
+			s->r[s->cols.row[k]] -= w[j] * s->cols.value[k];
+	}
+}
+
+/*
+ * Backtracks from the step d on coordinate j and takes the first step
+ * that decreases f enough. Returns false when none of MAX_LINE_SEARCH
+ * steps did (w is then unchanged).
+ */
+static bool cdn_line_search(struct cdn *s, int j, double g, double d, double *w)
+{
+	bool penalised = j != s->unpenalised;
+	double wj = w[j];
+	double reg_change = penalised ? fabs(wj + d) - fabs(wj) : 0;
+	double predicted = g * d + reg_change;	/* < 0 for a descent step */
+	double lambda = 1;
+	for (int t = 0; t < MAX_LINE_SEARCH; t++, lambda *= 0.5) {
+		double z = lambda * d;
+		double allowed = SIGMA * lambda * predicted;
+		double reg = penalised ? fabs(wj + z) - fabs(wj) : 0;
+		double bound = reg + g * z + s->curvature_bound[j] * z * z;
+		if (bound <= allowed || reg + cdn_loss_change(s, j, z) <= allowed) {
+			cdn_move(s, j, z, w);
+			return true;
+		}
+	}
+	return false;
+}
+
+static double cdn_objective(const struct cdn *s, int l, const double *w)
+{
+	double v = 0;
+	for (int j = 0; j < s->cols.n; j++)
+		if (j != s->unpenalised)
+			v += fabs(w[j]);
+	for (int i = 0; i < l; i++)
+		if (s->r[i] > 0)
+			v += s->r[i] * s->r[i];
+	return v;
+}
+
+int solve_l1r_l2_svc(const struct row_set *X, const double *y, double Cp, double Cn,
+	double eps, int regularize_bias, struct rng *rng, double *w)
+{
+	int l = X->l, n = X->n;
+	struct cdn s;
+	int *order = malloc((n > 0 ? (size_t)n : 1) * sizeof *order);
+	if (!order || cdn_init(&s, X, y, Cp, Cn, regularize_bias) != 0) {
+		free(order);
+		return SOLVER_NOMEM;
+	}
+	for (int j = 0; j < n; j++) {
+		w[j] = 0;
+		order[j] = j;
+	}
+
+	/* order[0..active-1] are the coordinates not shrunk. */
+	int active = n;
+	double max_violation_old = INFINITY;
+	double violation_init = 0;
+	int pass = 0;
+	while (pass < MAX_PASSES) {
+		double max_violation = 0, violation = 0;
+		double margin = l1_shrink_margin(max_violation_old, l);
+		rng_shuffle_int(rng, order, active);
+		for (int k = 0; k < active; k++) {
+			int j = order[k];
+			bool penalised = j != s.unpenalised;
+			double g, h;
+			cdn_derivatives(&s, j, &g, &h);
+			if (l1_shrinkable(w[j], g, penalised, margin)) {
+				active--;
+				order[k] = order[active];
+				order[active] = j;
+				k--;
+				continue;
+			}
+			double v = l1_violation(w[j], g, penalised);
+			violation += v;
+			if (v > max_violation)
+				max_violation = v;
+
+			double d = l1_newton_step(w[j], g, h, penalised);
+			if (fabs(d) < NEGLIGIBLE_STEP)
+				continue;
+			/* A descent step that fails has met rounding built up in r. */
+			if (!cdn_line_search(&s, j, g, d, w))
+				cdn_recompute_slacks(&s, l, w);
+		}
+		if (pass == 0)
+			violation_init = violation;
+		pass++;
+		if (pass % 10 == 0)
+			info(".");
+		if (violation <= eps * violation_init) {
+			if (active == n)
+				break;
+			/* Converged on the active set: check every coordinate again. */
+			active = n;
+			info("*");
+			max_violation_old = INFINITY;
+			continue;
+		}
+		max_violation_old = max_violation;
+	}
+
+	info("\noptimization finished, #iter = %d\n", pass);
+	if (pass >= MAX_PASSES)
+		info("\nWARNING: reaching max number of iterations\n");
+	info("Objective value = %lf\n", cdn_objective(&s, l, w));
+	info("#nonzeros/#features = %d/%d\n", l1_count_nonzeros(w, n), n);
+
+	cdn_free(&s);
+	free(order);
+	return pass >= MAX_PASSES ? SOLVER_MAX_ITER : SOLVER_OK;
+}
