@@ -180,11 +180,15 @@ static double *class_costs(const struct parameter *param, const struct classes *
 
 struct training_job {
 	const struct row_set *X;
-	const double *y;	/* +1/-1, or the real targets of regression */
+	const double *y;	/* +1/-1; regression: the targets; MCSVM_CS: class index 0..nr_class-1 */
 	const struct parameter *param;
 	double Cp, Cn;		/* cost of rows with y > 0, and of the others */
+	int nr_class;		/* MCSVM_CS only: number of classes */
+	const double *class_C;	/* MCSVM_CS only: the cost of each class */
 	uint64_t seed;		/* for randomised solvers */
-	double *w;		/* the start point on entry, the solution on return */
+	double *w;		/* the start point on entry, the solution on return;
+				   MCSVM_CS: the whole feature-major w_size x nr_class matrix */
+	double *rho;		/* ONECLASS_SVM only: where the offset goes */
 };
 
 static int solver_status_ok(int status)
@@ -263,17 +267,23 @@ static int dispatch_solver(const struct training_job *job)
 	case L2R_L1LOSS_SVC_DUAL:
 		return run_svc_dual(job, true, &rng);
 	/*
-	 * LEAD: the remaining solvers are added here, one case each:
-	 *   L1R_L2LOSS_SVC (5), L1R_LR (6), L2R_LR_DUAL (7),
-	 *   L2R_L2LOSS_SVR_DUAL (12), L2R_L1LOSS_SVR_DUAL (13): one problem, as above;
-	 *   MCSVM_CS (4): train_classes() calls dispatch_solver once for all
-	 *     classes with job->y = class index and costs from class_costs();
-	 *   ONECLASS_SVM (21): train_single() calls dispatch_solver once; it
-	 *     also needs param->nu and somewhere to put rho.
-	 * Until then they fall through to the message below.
+	 * LEAD: the remaining solvers are added here, one case each; the jobs
+	 * already arrive in the shape each needs:
+	 *   L1R_L2LOSS_SVC (5), L1R_LR (6), L2R_LR_DUAL (7): one binary problem
+	 *     per call, as -s 1 above (rows grouped by class, y +1/-1, Cp, Cn);
+	 *   L2R_L2LOSS_SVR_DUAL (12), L2R_L1LOSS_SVR_DUAL (13): one regression
+	 *     problem, C = job->Cp, p = param->p;
+	 *   MCSVM_CS (4): one call for all classes: y = class index, nr_class,
+	 *     class_C, and w the whole model matrix;
+	 *   ONECLASS_SVM (21): one call, nu = param->nu, the offset into *job->rho.
+	 * Until then they get the message below.
 	 */
-	default:
+	case MCSVM_CS: case L1R_L2LOSS_SVC: case L1R_LR: case L2R_LR_DUAL:
+	case L2R_L2LOSS_SVR_DUAL: case L2R_L1LOSS_SVR_DUAL: case ONECLASS_SVM:
 		fprintf(stderr, "ERROR: solver %d is not available yet\n", s);
+		return -1;
+	default:
+		fprintf(stderr, "ERROR: unknown solver type %d\n", s);
 		return -1;
 	}
 }
@@ -314,7 +324,8 @@ static int train_single(const struct row_set *X, const double *y,
 	if (alloc_weights(m) != 0)
 		return -1;
 	start_point(param, 0, 1, model_w_size(m), m->w);
-	struct training_job job = { X, y, param, param->C, param->C, RNG_DEFAULT_SEED, m->w };
+	struct training_job job = { .X = X, .y = y, .param = param, .Cp = param->C,
+		.Cn = param->C, .seed = RNG_DEFAULT_SEED, .w = m->w, .rho = &m->rho };
 	return dispatch_solver(&job);
 }
 
@@ -327,8 +338,8 @@ static int train_class(const struct row_set *grouped, const struct classes *c,
 		y[i] = -1;
 	for (int i = c->start[k]; i < c->start[k] + c->count[k]; i++)
 		y[i] = +1;
-	struct training_job job = { grouped, y, param, Cp, Cn,
-		RNG_DEFAULT_SEED + (uint64_t)k, w };
+	struct training_job job = { .X = grouped, .y = y, .param = param, .Cp = Cp, .Cn = Cn,
+		.seed = RNG_DEFAULT_SEED + (uint64_t)k, .w = w };
 	return dispatch_solver(&job);
 }
 
@@ -364,6 +375,26 @@ done:
 	return rc;
 }
 
+/* Crammer-Singer: one problem over all classes, y the class index of each row. */
+static int train_all_classes(const struct row_set *grouped, const struct classes *c,
+	const struct parameter *param, const double *cost, struct model *m)
+{
+	double *y = malloc((size_t)(grouped->l > 0 ? grouped->l : 1) * sizeof *y);
+	if (y == NULL) {
+		report_nomem();
+		return -1;
+	}
+	for (int k = 0; k < c->nr_class; k++)
+		for (int i = c->start[k]; i < c->start[k] + c->count[k]; i++)
+			y[i] = k;
+	struct training_job job = { .X = grouped, .y = y, .param = param, .Cp = param->C,
+		.Cn = param->C, .nr_class = c->nr_class, .class_C = cost,
+		.seed = RNG_DEFAULT_SEED, .w = m->w };
+	int rc = dispatch_solver(&job);
+	free(y);
+	return rc;
+}
+
 static bool is_identity(const int *perm, int l)
 {
 	for (int i = 0; i < l; i++)
@@ -396,7 +427,10 @@ static int train_classes(const struct row_set *X, const double *y,
 		}
 		own_grouped = true;
 	}
-	rc = train_binary_or_ovr(&grouped, &c, param, cost, m);
+	if (param->solver_type == MCSVM_CS)
+		rc = train_all_classes(&grouped, &c, param, cost, m);
+	else
+		rc = train_binary_or_ovr(&grouped, &c, param, cost, m);
 done:
 	if (own_grouped)
 		rows_free_subset(&grouped);
