@@ -15,9 +15,10 @@
  * are added in part order. To parallelise, run the parts of a loop as an
  * OpenMP "parallel for" with one partial sum (scalar loops) or one
  * n-vector (X^T products: part_acc becomes one buffer per part) per part,
- * then add them in part order as done here: the sums, and hence w, stay
- * bit-identical for any thread count. Loops that write one value per row
- * (X w, X s, loss derivatives) need no change beyond the pragma.
+ * and one row_index/row_value scratch per thread, then add them in part
+ * order as done here: the sums, and hence w, stay bit-identical for any
+ * thread count. Loops that write one value per row (X w, X s, loss
+ * derivatives, line_accept) need no change beyond the pragma.
  */
 #include <math.h>
 #include <stdint.h>
