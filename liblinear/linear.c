@@ -17,7 +17,6 @@
  * earlier calls, and each class can be trained independently.
  */
 #include <limits.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -289,11 +288,6 @@ static int dispatch_solver(const struct training_job *job)
 }
 
 /* ---- whole models ---- */
-
-static int solver_takes_init_sol(int s)
-{
-	return s == L2R_LR || s == L2R_L2LOSS_SVC || s == L2R_L2LOSS_SVR;
-}
 
 /* Column k of a feature-major init_sol (nr_w columns) into w, or zeros. */
 static void start_point(const struct parameter *param, int k, int nr_w, size_t w_size, double *w)

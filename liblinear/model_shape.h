@@ -1,11 +1,13 @@
 /*
- * model_shape.h - the shape of a model's weight matrix.
+ * model_shape.h - the shape of a model's weight matrix, and what each
+ * solver type is.
  *
  * Contract: a model's w is feature-major, w[j*nr_w + k], with w_size rows
  * (nr_feature, plus one for the bias feature when bias >= 0) and nr_w
  * columns (1 for a two-class model other than MCSVM_CS, and for regression
  * and one-class models, which have nr_class 2; nr_class otherwise).
  * save_model, load_model, predict and train all agree through these.
+ * The solver_* predicates classify solver types the way upstream does.
  */
 #ifndef LIBLINEAR_MODEL_SHAPE_H
 #define LIBLINEAR_MODEL_SHAPE_H
@@ -35,6 +37,13 @@ static inline int solver_is_regression(int solver_type)
 static inline int solver_is_probabilistic(int solver_type)
 {
 	return solver_type == L2R_LR || solver_type == L1R_LR || solver_type == L2R_LR_DUAL;
+}
+
+/* The Newton solvers, the only ones that start from a given w (init_sol). */
+static inline int solver_takes_init_sol(int solver_type)
+{
+	return solver_type == L2R_LR || solver_type == L2R_L2LOSS_SVC
+		|| solver_type == L2R_L2LOSS_SVR;
 }
 
 #endif /* LIBLINEAR_MODEL_SHAPE_H */

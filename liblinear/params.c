@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include "linear.h"
+#include "model_shape.h"
 
 int liblinear_version = LIBLINEAR_VERSION;
 
@@ -28,12 +29,6 @@ static int solver_allows_unregularized_bias(int s)
 {
 	return s == L2R_LR || s == L2R_L2LOSS_SVC || s == L1R_L2LOSS_SVC
 		|| s == L1R_LR || s == L2R_L2LOSS_SVR;
-}
-
-/* Newton solvers, the only ones that start from a given w. */
-static int solver_takes_init_sol(int s)
-{
-	return s == L2R_LR || s == L2R_L2LOSS_SVC || s == L2R_L2LOSS_SVR;
 }
 
 const char *check_parameter(const struct problem *prob, const struct parameter *param)

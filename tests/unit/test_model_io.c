@@ -13,12 +13,24 @@
 #include "api_fixtures.h"
 #include "linear.h"
 
+static char dir_buf[128];
 static char path_buf[256];
 
-/* A file name in this test's scratch directory. */
+/* A new empty directory under the scratch directory; files go there. */
+static const char *fresh_dir(void)
+{
+	static int made;
+	snprintf(dir_buf, sizeof dir_buf, "%s/d%d", scratch_dir(), made++);
+	ck_assert_int_eq(mkdir(dir_buf, 0755), 0);
+	return dir_buf;
+}
+
+/* A file name in the current fresh directory (made on first use). */
 static const char *model_path(const char *name)
 {
-	snprintf(path_buf, sizeof path_buf, "%s/%s", scratch_dir(), name);
+	if (dir_buf[0] == '\0')
+		fresh_dir();
+	snprintf(path_buf, sizeof path_buf, "%s/%s", dir_buf, name);
 	return path_buf;
 }
 
@@ -145,6 +157,7 @@ END_TEST
 
 START_TEST(refuses_unknown_solver_type_and_writes_nothing)
 {
+	fresh_dir();
 	const double w[] = { 1 };
 	struct model *m = hand_model(9, 2, NULL, 1, -1, w, 1);
 	const char *path = model_path("m.model");
@@ -402,11 +415,12 @@ static struct model *small_model(double w0)
 
 START_TEST(fails_cleanly_when_path_is_a_directory)
 {
+	fresh_dir();
 	struct model *m = small_model(1);
 	const char *path = model_path("sub");
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	ck_assert_int_eq(save_model(path, m), -1);
-	ck_assert_int_eq(count_entries(scratch_dir()), 1);
+	ck_assert_int_eq(count_entries(dir_buf), 1);
 	ck_assert_int_eq(count_entries(path), 0);
 	free_and_destroy_model(&m);
 }
@@ -414,12 +428,13 @@ END_TEST
 
 START_TEST(fails_cleanly_when_directory_is_missing_or_read_only)
 {
+	fresh_dir();
 	struct model *m = small_model(1);
 	const char *path = model_path("missing/m.model");
 	ck_assert_int_eq(save_model(path, m), -1);
 
 	char ro[300];
-	snprintf(ro, sizeof ro, "%s/ro", scratch_dir());
+	snprintf(ro, sizeof ro, "%s/ro", dir_buf);
 	ck_assert_int_eq(mkdir(ro, 0555), 0);
 	if (access(ro, W_OK) == 0) {
 		fprintf(stderr, "note: running as root, read-only directory case not testable\n");
@@ -435,6 +450,7 @@ END_TEST
 
 START_TEST(replaces_existing_file_keeping_permissions)
 {
+	fresh_dir();
 	struct model *m = small_model(3);
 	const char *path = model_path("m.model");
 	write_text(path, "old contents that are longer than the new model file, "
@@ -449,17 +465,18 @@ START_TEST(replaces_existing_file_keeping_permissions)
 	struct stat st;
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0640);
-	ck_assert_int_eq(count_entries(scratch_dir()), 1);
+	ck_assert_int_eq(count_entries(dir_buf), 1);
 	free_and_destroy_model(&m);
 }
 END_TEST
 
 START_TEST(writes_through_symlink_and_into_devices)
 {
+	fresh_dir();
 	struct model *m = small_model(4);
 	const char *link = model_path("link.model");
 	char target[300];
-	snprintf(target, sizeof target, "%s/target.model", scratch_dir());
+	snprintf(target, sizeof target, "%s/target.model", dir_buf);
 	write_text(target, "old\n");
 	ck_assert_int_eq(symlink(target, link), 0);
 	ck_assert_int_eq(save_model(link, m), 0);
@@ -469,7 +486,7 @@ START_TEST(writes_through_symlink_and_into_devices)
 	char *text = slurp(target);
 	ck_assert_ptr_nonnull(strstr(text, "\nw\n4 \n2 \n"));
 	free(text);
-	ck_assert_int_eq(count_entries(scratch_dir()), 2);
+	ck_assert_int_eq(count_entries(dir_buf), 2);
 
 	/* A device is written in place, never replaced by a regular file. */
 	ck_assert_int_eq(save_model("/dev/null", m), 0);

@@ -161,6 +161,18 @@ END_TEST
 
 /* ---- the driver's contract, bit for bit ---- */
 
+/* heart_scale relabelled as the reference's heart3: 1 for +1, 2 if feature 2 is 1, else 3. */
+static void make_heart3(struct fixture *f)
+{
+	for (int i = 0; i < f->l; i++) {
+		bool f2 = false;
+		for (const struct feature_node *x = f->x[i]; x->index != -1; x++)
+			f2 |= x->index == 2 && x->value == 1;
+		f->y[i] = f->y[i] > 0 ? 1 : f2 ? 2 : 3;
+	}
+}
+
+
 /* Row indices of fixture rows grouped by class in the given label order. */
 static int group_rows(const struct fixture *f, const int *labels, int nr_class, int *perm)
 {
@@ -226,13 +238,7 @@ START_TEST(one_vs_rest_uses_unweighted_C_for_the_rest)
 	set_print_string_function(quiet);
 	struct fixture f;
 	fixture_read_shared(&f, "heart/heart.all.xz");
-	/* heart3 of the reference: 1 for +1, 2 if feature 2 is 1, else 3. */
-	for (int i = 0; i < f.l; i++) {
-		bool f2 = false;
-		for (const struct feature_node *x = f.x[i]; x->index != -1; x++)
-			f2 |= x->index == 2 && x->value == 1;
-		f.y[i] = f.y[i] > 0 ? 1 : f2 ? 2 : 3;
-	}
+	make_heart3(&f);
 	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
 	int wl[] = { 3, 2 };
 	double wv[] = { 2, 0.5 };
@@ -300,6 +306,163 @@ START_TEST(l1_loss_dual_at_its_cap_suggests_the_primal)
 	ck_assert_msg(strstr(captured, "optimization finished, #iter = 300\n") != NULL, "%s", captured);
 	ck_assert_ptr_nonnull(strstr(captured,
 		"\nWARNING: reaching max number of iterations\nUsing -s 2 may be faster (also see FAQ)\n\n"));
+	free_and_destroy_model(&m);
+	fixture_free(&f);
+}
+END_TEST
+
+/* The class-k problem solved directly by Newton on the grouped rows. */
+static void direct_primal(const struct fixture *f, const int *labels, int nr_class, int k,
+	double Cp, double Cn, enum l2r_loss loss, double eps, double *w)
+{
+	int perm[1024];
+	ck_assert_int_eq(group_rows(f, labels, nr_class, perm), f->l);
+	struct row_set grouped;
+	ck_assert_int_eq(rows_subset(&f->X, perm, f->l, &grouped), 0);
+	double y[1024], C[1024];
+	int pos = 0;
+	for (int i = 0; i < f->l; i++) {
+		y[i] = (int)f->y[perm[i]] == labels[k] ? 1 : -1;
+		C[i] = y[i] > 0 ? Cp : Cn;
+		pos += y[i] > 0;
+	}
+	int smaller = pos < f->l - pos ? pos : f->l - pos;
+	double scaled = eps * (smaller > 1 ? smaller : 1) / f->l;
+	for (int j = 0; j < f->n; j++)
+		w[j] = 0;
+	ck_assert_int_ge(solve_l2r_primal(&grouped, y, C, loss, 0, 1, scaled, w), 0);
+	rows_free_subset(&grouped);
+}
+
+START_TEST(primal_classifiers_scale_eps_by_the_smaller_class)
+{
+	set_print_string_function(quiet);
+	struct fixture f;
+	fixture_read_shared(&f, "heart/heart.all.xz");
+	make_heart3(&f);
+	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
+	int wl[] = { 2 };
+	double wv[] = { 3 };
+	struct parameter param = { .solver_type = L2R_LR, .eps = 0.01, .C = 0.5, .p = 0.1,
+		.regularize_bias = 1, .nr_weight = 1, .weight_label = wl, .weight = wv };
+	struct model *m = train(&prob, &param);
+	ck_assert_ptr_nonnull(m);
+	const double Cp[] = { 0.5, 0.5, 1.5 };	/* labels 1 3 2 */
+	for (int k = 0; k < 3; k++) {
+		double w[64];
+		direct_primal(&f, m->label, 3, k, Cp[k], 0.5, L2R_LOSS_LR, 0.01, w);
+		for (int j = 0; j < f.n; j++)
+			ck_assert_msg(m->w[j * 3 + k] == w[j], "class %d w[%d]", k, j);
+	}
+	/* The reference's first w row of heart3 -s 0 (C = 1, no weights). */
+	param.C = 1;
+	param.nr_weight = 0;
+	free_and_destroy_model(&m);
+	m = train(&prob, &param);
+	ck_assert_double_eq_tol(m->w[0], 0.35950028755298047, 1e-12);
+	ck_assert_double_eq_tol(m->w[1], -0.856766343793813, 1e-12);
+	ck_assert_double_eq_tol(m->w[2], -0.97330663071741519, 1e-12);
+	free_and_destroy_model(&m);
+	fixture_free(&f);
+}
+END_TEST
+
+START_TEST(regression_trains_the_rows_as_given)
+{
+	set_print_string_function(quiet);
+	struct fixture f;
+	fixture_read_shared(&f, "heart/heart.all.xz");
+	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
+	int wl[] = { 1 };
+	double wv[] = { 5 };	/* ignored by regression, without a warning */
+	struct parameter param = { .solver_type = L2R_L2LOSS_SVR, .eps = 0.0001, .C = 1,
+		.p = 0.1, .regularize_bias = 1, .nr_weight = 1, .weight_label = wl, .weight = wv };
+	stderr_capture_start();
+	struct model *m = train(&prob, &param);
+	const char *err = stderr_capture_end();
+	ck_assert_str_eq(err, "");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->nr_class, 2);
+	ck_assert_ptr_null(m->label);
+	double C[270], w[64] = { 0 };
+	for (int i = 0; i < f.l; i++)
+		C[i] = 1;
+	ck_assert_int_ge(solve_l2r_primal(&f.X, f.y, C, L2R_LOSS_L2SVR, 0.1, 1, 0.0001, w), 0);
+	for (int j = 0; j < f.n; j++)
+		ck_assert(m->w[j] == w[j]);
+	/* Upstream 2.50's -s 11 weights on heart_scale (reference Appendix A.1). */
+	ck_assert_double_eq_tol(m->w[0], 0.074375228382131481, 1e-12);
+	ck_assert_double_eq_tol(m->w[12], 0.23158151234178731, 1e-12);
+	free_and_destroy_model(&m);
+	fixture_free(&f);
+}
+END_TEST
+
+START_TEST(init_sol_is_read_feature_major)
+{
+	set_print_string_function(quiet);
+	struct fixture f;
+	fixture_read_shared(&f, "heart/heart.all.xz");
+	make_heart3(&f);
+	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
+	struct parameter param = { .solver_type = L2R_L2LOSS_SVC, .eps = 0.01, .C = 1,
+		.p = 0.1, .regularize_bias = 1 };
+	struct model *m = train(&prob, &param);
+	ck_assert_ptr_nonnull(m);
+	/* Started at its own solution, every class is already optimal: no step. */
+	param.init_sol = m->w;
+	capture_start();
+	struct model *again = train(&prob, &param);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_ptr_null(strstr(captured, "iter  1"));
+	for (int j = 0; j < 3 * f.n; j++)
+		ck_assert(again->w[j] == m->w[j]);
+	free_and_destroy_model(&again);
+	free_and_destroy_model(&m);
+	fixture_free(&f);
+}
+END_TEST
+
+START_TEST(l2_loss_dual_at_its_cap_switches_to_the_primal)
+{
+	struct fixture f;
+	fixture_read_shared(&f, "heart/heart.all.xz");
+	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
+	int wl[] = { 1, -1 };
+	double wv[] = { 2, 0.5 };
+	/* Upstream's -s 1 -c 10 -w1 2 -w-1 0.5 on heart_scale switches to -s 2. */
+	struct parameter param = dual_param(L2R_L2LOSS_SVC_DUAL, 10);
+	param.nr_weight = 2;
+	param.weight_label = wl;
+	param.weight = wv;
+	capture_start();
+	struct model *m = train(&prob, &param);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(strstr(captured, "optimization finished, #iter = 300\n"));
+	ck_assert_ptr_nonnull(strstr(captured,
+		"\nWARNING: reaching max number of iterations\nSwitching to use -s 2\n\ninit f "));
+
+	/* The same by hand: 300 dual iterations, then Newton at 0.1 eps scaled. */
+	double w[64];
+	direct_dual(&f, m->label, 2, 0, 20, 5, false, w);
+	double y[270], C[270];
+	int perm[270];
+	group_rows(&f, m->label, 2, perm);
+	struct row_set grouped;
+	ck_assert_int_eq(rows_subset(&f.X, perm, f.l, &grouped), 0);
+	for (int i = 0; i < f.l; i++) {
+		y[i] = (int)f.y[perm[i]] == 1 ? 1 : -1;
+		C[i] = y[i] > 0 ? 20 : 5;
+	}
+	ck_assert_int_ge(solve_l2r_primal(&grouped, y, C, L2R_LOSS_L2SVC, 0, 1,
+		0.1 * 0.1 * 120 / 270, w), 0);
+	rows_free_subset(&grouped);
+	for (int j = 0; j < f.n; j++)
+		ck_assert_msg(m->w[j] == w[j], "w[%d] %.17g vs %.17g", j, m->w[j], w[j]);
+	int correct = 0;
+	for (int i = 0; i < f.l; i++)
+		correct += predict(m, f.x[i]) == f.y[i];
+	ck_assert_int_eq(correct, 216);	/* upstream: 80% (216/270) */
 	free_and_destroy_model(&m);
 	fixture_free(&f);
 }
@@ -391,6 +554,87 @@ START_TEST(parameter_search_only_for_newton_solvers)
 }
 END_TEST
 
+/* Runs find_parameters on heart_scale; the printed lines land in captured. */
+static void search_heart(int solver, double start_C, double start_p, double *C, double *p,
+	double *score)
+{
+	struct fixture f;
+	fixture_read_shared(&f, "heart/heart.all.xz");
+	struct problem prob = { .l = f.l, .n = f.n, .y = f.y, .x = f.x, .bias = -1 };
+	struct parameter param = { .solver_type = solver, .eps = solver == L2R_L2LOSS_SVR ? 0.0001 : 0.01,
+		.C = 1, .p = 0.1, .regularize_bias = 1 };
+	capture_start();
+	find_parameters(&prob, &param, 5, start_C, start_p, C, p, score);
+	fixture_free(&f);
+}
+
+/* The log2c of the first line mentioning p (or of the first line at all). */
+static double first_log2c(const char *p_field)
+{
+	const char *at = p_field ? strstr(captured, p_field) : captured;
+	ck_assert_msg(at != NULL, "no %s", p_field);
+	while (at > captured && at[-1] != '\n')
+		at--;
+	ck_assert(strncmp(at, "log2c=", 6) == 0);
+	return strtod(at + 6, NULL);
+}
+
+START_TEST(search_starts_where_upstream_does)
+{
+	double C, p, score;
+	search_heart(L2R_LR, -1, -1, &C, &p, &score);
+	ck_assert(first_log2c(NULL) == -12);	/* upstream -C -s 0 */
+	ck_assert(p == -1);
+	ck_assert(score > 0.8 && score < 0.86);
+	/* The walk ends by itself: fold models stop moving before C = 1024. */
+	ck_assert_ptr_null(strstr(captured, "WARNING: maximum C reached."));
+	char best_line[64];
+	snprintf(best_line, sizeof best_line, "log2c=%7.2f\trate=%g\n", log2(C), 100 * score);
+	ck_assert_msg(strstr(captured, best_line) != NULL, "%s", best_line);
+
+	search_heart(L2R_L2LOSS_SVC, -1, -1, &C, &p, &score);
+	ck_assert(first_log2c(NULL) == -13);	/* upstream -C */
+}
+END_TEST
+
+START_TEST(svr_search_starts_each_p_where_upstream_does)
+{
+	double C, p, score;
+	search_heart(L2R_L2LOSS_SVR, -1, -1, &C, &p, &score);
+	/* Upstream 2.50's first log2c for p = 0.95, 0.90, ..., 0.00 on heart_scale. */
+	const double upstream[20] = { -30, -28, -27, -26, -26, -25, -25, -24, -24, -24,
+		-23, -23, -23, -23, -22, -22, -22, -22, -22, -22 };
+	for (int i = 0; i < 20; i++) {
+		char field[32];
+		snprintf(field, sizeof field, "\tp=%7.2f\t", (19 - i) * 0.05);
+		ck_assert_msg(first_log2c(field) == upstream[i], "p %s", field);
+	}
+	ck_assert(p >= 0 && p <= 0.95);
+	ck_assert(score > 0.45 && score < 0.6);	/* upstream: 0.514862 */
+}
+END_TEST
+
+START_TEST(svr_search_p_grid_and_caps_as_upstream)
+{
+	double C, p, score;
+	/* p_i = i * (max|y| / 20): 0.3 rounds to 0.30000000000000004 > 0.3. */
+	search_heart(L2R_L2LOSS_SVR, 100000, 0.3, &C, &p, &score);
+	ck_assert_ptr_nonnull(strstr(captured, "log2c=  16.61\tp=   0.25\tMean squared error="));
+	ck_assert(strncmp(captured, "log2c=  16.61\tp=   0.25\t", 24) == 0);
+	ck_assert_ptr_nonnull(strstr(captured, "log2c=  19.61\tp=   0.25\tMean squared error="));
+	ck_assert_ptr_nonnull(strstr(captured, "\nWARNING: maximum C reached.\nlog2c=  16.61\tp=   0.20\t"));
+	ck_assert_ptr_null(strstr(captured, "log2c=  20.61"));
+	search_heart(L2R_L2LOSS_SVR, 100000, 0.5, &C, &p, &score);
+	ck_assert(strncmp(captured, "log2c=  16.61\tp=   0.50\t", 24) == 0);
+
+	/* A start above the largest C is clamped to it. */
+	search_heart(L2R_L2LOSS_SVC, 2000, -1, &C, &p, &score);
+	ck_assert(strncmp(captured, "log2c=  10.00\trate=", 19) == 0);
+	ck_assert_ptr_nonnull(strstr(captured, "\nWARNING: maximum C reached.\n"));
+	ck_assert(C == 1024);
+}
+END_TEST
+
 static Suite *train_suite(void)
 {
 	Suite *s = suite_create("train");
@@ -405,12 +649,19 @@ static Suite *train_suite(void)
 	tcase_add_test(classes, one_vs_rest_uses_unweighted_C_for_the_rest);
 	tcase_add_test(classes, bias_is_the_last_feature_and_not_counted);
 	tcase_add_test(classes, l1_loss_dual_at_its_cap_suggests_the_primal);
+	tcase_add_test(classes, primal_classifiers_scale_eps_by_the_smaller_class);
+	tcase_add_test(classes, regression_trains_the_rows_as_given);
+	tcase_add_test(classes, init_sol_is_read_feature_major);
+	tcase_add_test(classes, l2_loss_dual_at_its_cap_switches_to_the_primal);
 	suite_add_tcase(s, classes);
 	TCase *cv = tcase_create("cross-validation");
 	tcase_set_timeout(cv, 60);
 	tcase_add_test(cv, cross_validation_follows_its_folds);
 	tcase_add_test(cv, cross_validation_with_too_many_or_too_few_folds);
 	tcase_add_test(cv, parameter_search_only_for_newton_solvers);
+	tcase_add_test(cv, search_starts_where_upstream_does);
+	tcase_add_test(cv, svr_search_starts_each_p_where_upstream_does);
+	tcase_add_test(cv, svr_search_p_grid_and_caps_as_upstream);
 	suite_add_tcase(s, cv);
 	return s;
 }
