@@ -28,9 +28,16 @@
 #include "print.h"
 #include "rng.h"
 #include "solvers.h"
+#include "dual_lr.h"
+#include "dual_svr.h"
+#include "l1_solvers.h"
+#include "mcsvm_cs.h"
+#include "oneclass.h"
 
-/* Dual coordinate descent stops after this many outer iterations. */
+/* Outer-iteration caps, as upstream: dual CD, Crammer-Singer, one-class. */
 #define DUAL_MAX_ITER 300
+#define MCSVM_CS_MAX_ITER 100000
+#define ONECLASS_MAX_ITER 1000
 
 static void report_nomem(void)
 {
@@ -229,6 +236,24 @@ static double class_balanced_eps(const struct training_job *job, double eps)
 	return eps * (smaller > 1 ? smaller : 1) / l;
 }
 
+/*
+ * A dual solver stopped at its cap: warn as upstream does and, where
+ * upstream switches, finish with primal Newton from the dual's w using
+ * the primal tolerance tol (<= 0: no switch, just the advice).
+ */
+static int after_dual_cap(const struct training_job *job, const char *primal_solver,
+	enum l2r_loss loss, double tol)
+{
+	if (tol <= 0) {
+		info("\nWARNING: reaching max number of iterations\n"
+			"Using %s may be faster (also see FAQ)\n\n", primal_solver);
+		return 0;
+	}
+	info("\nWARNING: reaching max number of iterations\nSwitching to use %s\n\n",
+		primal_solver);
+	return run_primal(job, loss, tol);
+}
+
 static int run_svc_dual(const struct training_job *job, bool l1_loss, struct rng *rng)
 {
 	memset(job->w, 0, (size_t)job->X->n * sizeof *job->w);
@@ -236,14 +261,59 @@ static int run_svc_dual(const struct training_job *job, bool l1_loss, struct rng
 		job->param->eps, DUAL_MAX_ITER, job->param->w_recalc, rng, job->w);
 	if (status != SOLVER_MAX_ITER)
 		return solver_status_ok(status);
-	if (l1_loss) {
-		info("\nWARNING: reaching max number of iterations\n"
-			"Using -s 2 may be faster (also see FAQ)\n\n");
-		return 0;
+	return after_dual_cap(job, "-s 2", L2R_LOSS_L2SVC,
+		l1_loss ? 0 : class_balanced_eps(job, 0.1 * job->param->eps));
+}
+
+static int run_lr_dual(const struct training_job *job, struct rng *rng)
+{
+	int status = solve_l2r_lr_dual(job->X, job->y, job->Cp, job->Cn, job->param->eps,
+		DUAL_MAX_ITER, rng, job->w);
+	if (status != SOLVER_MAX_ITER)
+		return solver_status_ok(status);
+	return after_dual_cap(job, "-s 0", L2R_LOSS_LR, class_balanced_eps(job, 0.1 * job->param->eps));
+}
+
+static int run_svr_dual(const struct training_job *job, bool l1_loss, struct rng *rng)
+{
+	int status = solve_l2r_svr_dual(job->X, job->y, job->Cp, job->param->p, l1_loss,
+		job->param->eps, DUAL_MAX_ITER, rng, job->w);
+	if (status != SOLVER_MAX_ITER)
+		return solver_status_ok(status);
+	/* -s 12's default eps is 0.1 and -s 11's 0.0001: the switch keeps that ratio. */
+	return after_dual_cap(job, "-s 11", L2R_LOSS_L2SVR, l1_loss ? 0 : 0.001 * job->param->eps);
+}
+
+static int run_l1(const struct training_job *job, bool logistic, struct rng *rng)
+{
+	double tol = class_balanced_eps(job, job->param->eps);
+	int status = logistic
+		? solve_l1r_lr(job->X, job->y, job->Cp, job->Cn, tol, job->param->regularize_bias, rng, job->w)
+		: solve_l1r_l2_svc(job->X, job->y, job->Cp, job->Cn, tol, job->param->regularize_bias, rng, job->w);
+	return solver_status_ok(status == SOLVER_MAX_ITER ? SOLVER_OK : status);
+}
+
+static int run_mcsvm_cs(const struct training_job *job, struct rng *rng)
+{
+	int l = job->X->l;
+	int *class_of_row = malloc((size_t)(l > 0 ? l : 1) * sizeof *class_of_row);
+	if (class_of_row == NULL) {
+		report_nomem();
+		return -1;
 	}
-	/* As upstream 2.42+: finish -s 1 with primal Newton, from the dual's w. */
-	info("\nWARNING: reaching max number of iterations\nSwitching to use -s 2\n\n");
-	return run_primal(job, L2R_LOSS_L2SVC, class_balanced_eps(job, 0.1 * job->param->eps));
+	for (int i = 0; i < l; i++)
+		class_of_row[i] = (int)job->y[i];
+	int status = solve_mcsvm_cs(job->X, class_of_row, job->nr_class, job->class_C,
+		job->param->eps, MCSVM_CS_MAX_ITER, rng, job->w);
+	free(class_of_row);
+	return solver_status_ok(status == SOLVER_MAX_ITER ? SOLVER_OK : status);
+}
+
+static int run_oneclass(const struct training_job *job, struct rng *rng)
+{
+	int status = solve_oneclass_svm(job->X, job->param->nu, job->param->eps,
+		ONECLASS_MAX_ITER, rng, job->w, job->rho);
+	return solver_status_ok(status == SOLVER_MAX_ITER ? SOLVER_OK : status);
 }
 
 /* Trains one sub-problem; 0, or -1 after a message on stderr. */
@@ -265,22 +335,20 @@ static int dispatch_solver(const struct training_job *job)
 		return run_svc_dual(job, false, &rng);
 	case L2R_L1LOSS_SVC_DUAL:
 		return run_svc_dual(job, true, &rng);
-	/*
-	 * LEAD: the remaining solvers are added here, one case each; the jobs
-	 * already arrive in the shape each needs:
-	 *   L1R_L2LOSS_SVC (5), L1R_LR (6), L2R_LR_DUAL (7): one binary problem
-	 *     per call, as -s 1 above (rows grouped by class, y +1/-1, Cp, Cn);
-	 *   L2R_L2LOSS_SVR_DUAL (12), L2R_L1LOSS_SVR_DUAL (13): one regression
-	 *     problem, C = job->Cp, p = param->p;
-	 *   MCSVM_CS (4): one call for all classes: y = class index, nr_class,
-	 *     class_C, and w the whole model matrix;
-	 *   ONECLASS_SVM (21): one call, nu = param->nu, the offset into *job->rho.
-	 * Until then they get the message below.
-	 */
-	case MCSVM_CS: case L1R_L2LOSS_SVC: case L1R_LR: case L2R_LR_DUAL:
-	case L2R_L2LOSS_SVR_DUAL: case L2R_L1LOSS_SVR_DUAL: case ONECLASS_SVM:
-		fprintf(stderr, "ERROR: solver %d is not available yet\n", s);
-		return -1;
+	case L2R_LR_DUAL:
+		return run_lr_dual(job, &rng);
+	case L2R_L2LOSS_SVR_DUAL:
+		return run_svr_dual(job, false, &rng);
+	case L2R_L1LOSS_SVR_DUAL:
+		return run_svr_dual(job, true, &rng);
+	case L1R_L2LOSS_SVC:
+		return run_l1(job, false, &rng);
+	case L1R_LR:
+		return run_l1(job, true, &rng);
+	case MCSVM_CS:
+		return run_mcsvm_cs(job, &rng);
+	case ONECLASS_SVM:
+		return run_oneclass(job, &rng);
 	default:
 		fprintf(stderr, "ERROR: unknown solver type %d\n", s);
 		return -1;
