@@ -1,0 +1,319 @@
+/*
+ * predict.c - the `predict` command: upstream LIBLINEAR 2.50's CLI.
+ *
+ * predict [options] test_file model_file output_file, options -b 0/1 and
+ * -q, with upstream's output formats and messages. The test file is read
+ * one row at a time, so its size does not matter. Differences, all
+ * deliberate: the arguments are counted (upstream reads past argv), an
+ * empty test file is an error, input errors say why after upstream's
+ * "Wrong input format at line N", and a regular output file is written
+ * to a temporary file beside it and renamed into place only when all
+ * went well, so a failed run leaves no partial output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "linear.h"
+#include "reader.h"
+
+/* upstream README, "`predict' Usage" */
+static const char usage_text[] =
+	"Usage: predict [options] test_file model_file output_file\n"
+	"options:\n"
+	"-b probability_estimates: whether to output probability estimates, 0 or 1 (default 0); currently for logistic regression only\n"
+	"-q : quiet mode (no outputs)\n";
+
+static void exit_with_help(void)
+{
+	fputs(usage_text, stdout);
+	exit(1);
+}
+
+struct options {
+	int probability;	/* -b */
+	int quiet;		/* -q */
+	const char *test_file;
+	const char *model_file;
+	const char *output_file;
+};
+
+static void parse_command_line(int argc, char **argv, struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		switch (argv[i][1]) {
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'b':
+			if (++i >= argc)
+				exit_with_help();
+			o->probability = atoi(argv[i]);
+			break;
+		default:
+			fprintf(stderr, "unknown option: -%c\n", argv[i][1]);
+			exit_with_help();
+		}
+	}
+	if (argc - i < 3)
+		exit_with_help();
+	o->test_file = argv[i];
+	o->model_file = argv[i + 1];
+	o->output_file = argv[i + 2];
+}
+
+/*
+ * The output file. A regular file (or a new one) is written under a
+ * temporary name in the same directory and renamed at the end. Anything
+ * else (a terminal, a pipe, /dev/null, a symbolic link), or a file in a
+ * directory where no temporary file can be made, is written in place,
+ * as upstream does.
+ */
+struct output {
+	FILE *f;
+	const char *path;
+	char *temp_path;	/* NULL when writing in place */
+};
+
+/* The mode fopen(path, "w") would give: the old file's, or 0666 less the umask. */
+static mode_t output_mode(const struct stat *old)
+{
+	if (old)
+		return old->st_mode & 07777;
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* Creates path.XXXXXX with the mode path would get. 0, or -1 with nothing left. */
+static int open_temp(struct output *out, const struct stat *old)
+{
+	size_t len = strlen(out->path);
+	char *temp = malloc(len + sizeof ".XXXXXX");
+	if (!temp)
+		return -1;
+	memcpy(temp, out->path, len);
+	memcpy(temp + len, ".XXXXXX", sizeof ".XXXXXX");
+	int fd = mkstemp(temp);
+	if (fd < 0) {
+		free(temp);
+		return -1;
+	}
+	FILE *f = NULL;
+	if (fchmod(fd, output_mode(old)) == 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(temp);
+		free(temp);
+		return -1;
+	}
+	out->f = f;
+	out->temp_path = temp;
+	return 0;
+}
+
+static int output_open(struct output *out, const char *path)
+{
+	out->path = path;
+	out->temp_path = NULL;
+	struct stat st;
+	int exists = lstat(path, &st) == 0;
+	if ((!exists || S_ISREG(st.st_mode)) && open_temp(out, exists ? &st : NULL) == 0)
+		return 0;
+	out->f = fopen(path, "w");
+	return out->f ? 0 : -1;
+}
+
+/* Gives up: closes and removes the temporary file. */
+static void output_discard(struct output *out)
+{
+	fclose(out->f);
+	if (out->temp_path) {
+		unlink(out->temp_path);
+		free(out->temp_path);
+	}
+}
+
+/* Closes, then renames into place. 0, or -1 with errno set (and no temporary file left). */
+static int output_commit(struct output *out)
+{
+	int error = ferror(out->f) ? EIO : 0;
+	if (fclose(out->f) != 0 && !error)
+		error = errno;
+	if (out->temp_path) {
+		if (!error && rename(out->temp_path, out->path) != 0)
+			error = errno;
+		if (error)
+			unlink(out->temp_path);
+		free(out->temp_path);
+	}
+	errno = error;
+	return error ? -1 : 0;
+}
+
+/* Running totals for the summary line(s). */
+struct scores {
+	int64_t total, correct;
+	double error, sump, sumt, sumpp, sumtt, sumpt;
+};
+
+static void score(struct scores *s, double predicted, double target)
+{
+	if (predicted == target)
+		s->correct++;
+	s->error += (predicted - target) * (predicted - target);
+	s->sump += predicted;
+	s->sumt += target;
+	s->sumpp += predicted * predicted;
+	s->sumtt += target * target;
+	s->sumpt += predicted * target;
+	s->total++;
+}
+
+static void print_scores(const struct scores *s, const struct model *m)
+{
+	double n = (double)s->total;
+	if (check_regression_model(m)) {
+		double num = n * s->sumpt - s->sump * s->sumt;
+		printf("Mean squared error = %g (regression)\n", s->error / n);
+		printf("Squared correlation coefficient = %g (regression)\n",
+			num * num / ((n * s->sumpp - s->sump * s->sump) * (n * s->sumtt - s->sumt * s->sumt)));
+	} else {
+		printf("Accuracy = %g%% (%" PRId64 "/%" PRId64 ")\n",
+			(double)s->correct / n * 100, s->correct, s->total);
+	}
+}
+
+/*
+ * Fits a test row to the model in place: drops features the model does
+ * not know (index > nr_feature) and appends the bias node. The reader
+ * leaves room for that node.
+ */
+static void fit_row_to_model(struct feature_node *x, size_t nnz, const struct model *m)
+{
+	int nr_feature = get_nr_feature(m);
+	size_t k = 0;
+	while (k < nnz && x[k].index <= nr_feature)
+		k++;
+	if (m->bias >= 0) {
+		x[k].index = nr_feature + 1;
+		x[k].value = m->bias;
+		k++;
+	}
+	x[k].index = -1;
+}
+
+/* Writes the "labels ..." header of -b 1. 0, or -1 when out of memory. */
+static int write_labels(FILE *out, const struct model *m)
+{
+	int nr_class = get_nr_class(m);
+	int *labels = malloc((size_t)(nr_class > 0 ? nr_class : 1) * sizeof *labels);
+	if (!labels)
+		return -1;
+	get_labels(m, labels);
+	fprintf(out, "labels");
+	for (int j = 0; j < nr_class; j++)
+		fprintf(out, " %d", labels[j]);
+	fprintf(out, "\n");
+	free(labels);
+	return 0;
+}
+
+/*
+ * Predicts every row of r into out. Returns 0, or -1 after a message.
+ */
+static int predict_rows(struct libsvm_reader *r, FILE *out, const struct model *m,
+	const struct options *o, struct scores *s)
+{
+	int nr_class = get_nr_class(m);
+	double *prob = NULL;
+	if (o->probability) {
+		prob = malloc((size_t)(nr_class > 0 ? nr_class : 1) * sizeof *prob);
+		if (!prob || write_labels(out, m) != 0) {
+			free(prob);
+			fprintf(stderr, "ERROR: out of memory\n");
+			return -1;
+		}
+	}
+	double target;
+	struct feature_node *x;
+	size_t nnz;
+	int status;
+	while ((status = libsvm_reader_next(r, &target, &x, &nnz)) == LIBSVM_ROW) {
+		fit_row_to_model(x, nnz, m);
+		double predicted;
+		if (o->probability) {
+			predicted = predict_probability(m, x, prob);
+			fprintf(out, "%g", predicted);
+			for (int j = 0; j < nr_class; j++)
+				fprintf(out, " %g", prob[j]);
+			fprintf(out, "\n");
+		} else {
+			predicted = predict(m, x);
+			fprintf(out, "%.17g\n", predicted);
+		}
+		score(s, predicted, target);
+	}
+	free(prob);
+	if (status == LIBSVM_ERROR) {
+		fprintf(stderr, "%s\n", libsvm_reader_error(r));
+		return -1;
+	}
+	if (s->total == 0) {
+		fprintf(stderr, "ERROR: no data in test file %s\n", o->test_file);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	parse_command_line(argc, argv, &o);
+
+	/* the same order of checks as upstream: input, output, model */
+	struct libsvm_reader *r = libsvm_reader_open(o.test_file);
+	if (!r) {
+		fprintf(stderr, "can't open input file %s\n", o.test_file);
+		return 1;
+	}
+	struct output out;
+	if (output_open(&out, o.output_file) != 0) {
+		fprintf(stderr, "can't open output file %s\n", o.output_file);
+		return 1;
+	}
+	struct model *m = load_model(o.model_file);
+	if (!m) {
+		fprintf(stderr, "can't open model file %s\n", o.model_file);
+		output_discard(&out);
+		return 1;
+	}
+	if (o.probability && !check_probability_model(m)) {
+		fprintf(stderr, "probability output is only supported for logistic regression\n");
+		output_discard(&out);
+		return 1;
+	}
+
+	struct scores s = {0};
+	int failed = predict_rows(r, out.f, m, &o, &s);
+	libsvm_reader_close(r);
+	if (failed) {
+		output_discard(&out);
+		return 1;
+	}
+	if (output_commit(&out) != 0) {
+		fprintf(stderr, "can't write output file %s: %s\n", o.output_file, strerror(errno));
+		return 1;
+	}
+	if (!o.quiet)
+		print_scores(&s, m);
+	free_and_destroy_model(&m);
+	return 0;
+}

@@ -1,0 +1,378 @@
+/*
+ * train.c - the `train` command: upstream LIBLINEAR 2.50's CLI.
+ *
+ * Same options, defaults, messages and exit codes as upstream (options
+ * before the file names; only the letter after '-' is looked at), plus
+ * multi-core LIBLINEAR's "-m threads". Differences, all deliberate:
+ * an empty training file is an error instead of a model with nr_class 0,
+ * input errors say why after upstream's "Wrong input format at line N",
+ * file names have no length limit, and the model is written by
+ * save_model, which never leaves a partial file behind.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "linear.h"
+#include "reader.h"
+
+/* upstream README, "`train' Usage" */
+static const char usage_text[] =
+	"Usage: train [options] training_set_file [model_file]\n"
+	"options:\n"
+	"-s type : set type of solver (default 1)\n"
+	"  for multi-class classification\n"
+	"\t 0 -- L2-regularized logistic regression (primal)\n"
+	"\t 1 -- L2-regularized L2-loss support vector classification (dual)\n"
+	"\t 2 -- L2-regularized L2-loss support vector classification (primal)\n"
+	"\t 3 -- L2-regularized L1-loss support vector classification (dual)\n"
+	"\t 4 -- support vector classification by Crammer and Singer\n"
+	"\t 5 -- L1-regularized L2-loss support vector classification\n"
+	"\t 6 -- L1-regularized logistic regression\n"
+	"\t 7 -- L2-regularized logistic regression (dual)\n"
+	"  for regression\n"
+	"\t11 -- L2-regularized L2-loss support vector regression (primal)\n"
+	"\t12 -- L2-regularized L2-loss support vector regression (dual)\n"
+	"\t13 -- L2-regularized L1-loss support vector regression (dual)\n"
+	"  for outlier detection\n"
+	"\t21 -- one-class support vector machine (dual)\n"
+	"-c cost : set the parameter C (default 1)\n"
+	"-p epsilon : set the epsilon in loss function of SVR (default 0.1)\n"
+	"-n nu : set the parameter nu of one-class SVM (default 0.5)\n"
+	"-e epsilon : set tolerance of termination criterion\n"
+	"\t-s 0 and 2\n"
+	"\t\t|f'(w)|_2 <= eps*min(pos,neg)/l*|f'(w0)|_2,\n"
+	"\t\twhere f is the primal function and pos/neg are # of\n"
+	"\t\tpositive/negative data (default 0.01)\n"
+	"\t-s 11\n"
+	"\t\t|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)\n"
+	"\t-s 1, 3, 4, 7, and 21\n"
+	"\t\tDual maximal violation <= eps; similar to libsvm (default 0.1 except 0.01 for -s 21)\n"
+	"\t-s 5 and 6\n"
+	"\t\t|f'(w)|_1 <= eps*min(pos,neg)/l*|f'(w0)|_1,\n"
+	"\t\twhere f is the primal function (default 0.01)\n"
+	"\t-s 12 and 13\n"
+	"\t\t|f'(alpha)|_1 <= eps |f'(alpha0)|,\n"
+	"\t\twhere f is the dual function (default 0.1)\n"
+	"-B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)\n"
+	"-R : not regularize the bias; must with -B 1 to have the bias; DON'T use this unless you know what it is\n"
+	"\t(for -s 0, 2, 5, 6, 11)\n"
+	"-wi weight: weights adjust the parameter C of different classes (see README for details)\n"
+	"-v n: n-fold cross validation mode\n"
+	"-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n"
+	"-q : quiet mode (no outputs)\n";
+
+/* Upstream prints the usage to stdout and fails. */
+static void exit_with_help(void)
+{
+	fputs(usage_text, stdout);
+	exit(1);
+}
+
+static void exit_out_of_memory(void)
+{
+	fprintf(stderr, "ERROR: out of memory\n");
+	exit(1);
+}
+
+static void print_null(const char *s)
+{
+	(void)s;
+}
+
+struct options {
+	struct parameter param;
+	double bias;
+	int nr_fold;
+	int cross_validation;	/* -v */
+	int find_parameters;	/* -C */
+	int C_specified;
+	int p_specified;
+	int solver_specified;
+	int quiet;
+	int threads;		/* -m; 0: not given */
+	const char *input_file;
+	char *model_file;	/* allocated */
+};
+
+static void set_defaults(struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->param.solver_type = L2R_L2LOSS_SVC_DUAL;
+	o->param.C = 1;
+	o->param.p = 0.1;
+	o->param.nu = 0.5;
+	o->param.eps = INFINITY;	/* until the solver is known */
+	o->param.regularize_bias = 1;
+	o->param.w_recalc = false;
+	o->bias = -1;
+}
+
+/* Upstream's default tolerance of each solver (README, -e). */
+static double default_eps(int solver_type)
+{
+	switch (solver_type) {
+	case L2R_LR:
+	case L2R_L2LOSS_SVC:
+	case L1R_L2LOSS_SVC:
+	case L1R_LR:
+	case ONECLASS_SVM:
+		return 0.01;
+	case L2R_L2LOSS_SVR:
+		return 0.0001;
+	default:	/* the dual solvers 1, 3, 4, 7, 12, 13 */
+		return 0.1;
+	}
+}
+
+/* -wi weight: the label is the text right after "-w", as upstream's atoi. */
+static void add_class_weight(struct parameter *param, const char *label_text, const char *weight_text)
+{
+	int n = param->nr_weight + 1;
+	int *labels = realloc(param->weight_label, (size_t)n * sizeof *labels);
+	if (!labels)
+		exit_out_of_memory();
+	param->weight_label = labels;
+	double *weights = realloc(param->weight, (size_t)n * sizeof *weights);
+	if (!weights)
+		exit_out_of_memory();
+	param->weight = weights;
+	labels[n - 1] = atoi(label_text);
+	weights[n - 1] = atof(weight_text);
+	param->nr_weight = n;
+}
+
+static int parse_thread_count(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
+		exit_with_help();
+	}
+	return (int)v;
+}
+
+/* basename(input) + ".model", in the current directory, as upstream. */
+static char *default_model_file(const char *input_file)
+{
+	const char *slash = strrchr(input_file, '/');
+	const char *base = slash ? slash + 1 : input_file;
+	size_t len = strlen(base);
+	char *name = malloc(len + sizeof ".model");
+	if (!name)
+		exit_out_of_memory();
+	memcpy(name, base, len);
+	memcpy(name + len, ".model", sizeof ".model");
+	return name;
+}
+
+/* The options without an argument; the others take the next word. */
+static int option_takes_no_argument(char letter)
+{
+	return letter == 'q' || letter == 'C' || letter == 'R';
+}
+
+static void parse_command_line(int argc, char **argv, struct options *o)
+{
+	set_defaults(o);
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char letter = argv[i][1];
+		/* upstream wants a word after every option, even -q, -C and -R */
+		if (i + 1 >= argc)
+			exit_with_help();
+		if (option_takes_no_argument(letter)) {
+			if (letter == 'q')
+				o->quiet = 1;
+			else if (letter == 'C')
+				o->find_parameters = 1;
+			else
+				o->param.regularize_bias = 0;
+			continue;
+		}
+		const char *value = argv[++i];
+		switch (letter) {
+		case 's':
+			o->param.solver_type = atoi(value);
+			o->solver_specified = 1;
+			break;
+		case 'c':
+			o->param.C = atof(value);
+			o->C_specified = 1;
+			break;
+		case 'p':
+			o->param.p = atof(value);
+			o->p_specified = 1;
+			break;
+		case 'n':
+			o->param.nu = atof(value);
+			break;
+		case 'e':
+			o->param.eps = atof(value);
+			break;
+		case 'B':
+			o->bias = atof(value);
+			break;
+		case 'w':
+			add_class_weight(&o->param, argv[i - 1] + 2, value);
+			break;
+		case 'v':
+			o->cross_validation = 1;
+			o->nr_fold = atoi(value);
+			if (o->nr_fold < 2) {
+				fprintf(stderr, "n-fold cross validation: n must >= 2\n");
+				exit_with_help();
+			}
+			break;
+		case 'm':
+			o->threads = parse_thread_count(value);
+			break;
+		default:
+			fprintf(stderr, "unknown option: -%c\n", letter);
+			exit_with_help();
+		}
+	}
+	if (i >= argc)
+		exit_with_help();
+	o->input_file = argv[i];
+	if (i + 1 < argc) {
+		o->model_file = strdup(argv[i + 1]);
+		if (!o->model_file)
+			exit_out_of_memory();
+	} else {
+		o->model_file = default_model_file(o->input_file);
+	}
+
+	if (o->find_parameters) {
+		if (!o->cross_validation)
+			o->nr_fold = 5;
+		if (!o->solver_specified) {
+			fprintf(stderr, "Solver not specified. Using -s 2\n");
+			o->param.solver_type = L2R_L2LOSS_SVC;
+		} else if (o->param.solver_type != L2R_LR && o->param.solver_type != L2R_L2LOSS_SVC
+			&& o->param.solver_type != L2R_L2LOSS_SVR) {
+			fprintf(stderr, "Warm-start parameter search only available for -s 0, -s 2 and -s 11\n");
+			exit_with_help();
+		}
+	}
+	if (o->param.eps == INFINITY)
+		o->param.eps = default_eps(o->param.solver_type);
+}
+
+static int is_regression(int solver_type)
+{
+	return solver_type == L2R_L2LOSS_SVR || solver_type == L2R_L2LOSS_SVR_DUAL
+		|| solver_type == L2R_L1LOSS_SVR_DUAL;
+}
+
+static void run_cross_validation(const struct problem *prob, const struct options *o)
+{
+	int l = prob->l;
+	double *target = malloc((size_t)l * sizeof *target);
+	if (!target)
+		exit_out_of_memory();
+	cross_validation(prob, &o->param, o->nr_fold, target);
+	if (is_regression(o->param.solver_type)) {
+		double total_error = 0, sumv = 0, sumy = 0, sumvv = 0, sumyy = 0, sumvy = 0;
+		for (int i = 0; i < l; i++) {
+			double y = prob->y[i], v = target[i];
+			total_error += (v - y) * (v - y);
+			sumv += v;
+			sumy += y;
+			sumvv += v * v;
+			sumyy += y * y;
+			sumvy += v * y;
+		}
+		double num = l * sumvy - sumv * sumy;
+		printf("Cross Validation Mean squared error = %g\n", total_error / l);
+		printf("Cross Validation Squared correlation coefficient = %g\n",
+			num * num / ((l * sumvv - sumv * sumv) * (l * sumyy - sumy * sumy)));
+	} else {
+		int total_correct = 0;
+		for (int i = 0; i < l; i++)
+			if (target[i] == prob->y[i])
+				total_correct++;
+		printf("Cross Validation Accuracy = %g%%\n", 100.0 * total_correct / l);
+	}
+	free(target);
+}
+
+static void run_find_parameters(const struct problem *prob, const struct options *o)
+{
+	double start_C = o->C_specified ? o->param.C : -1.0;
+	double start_p = o->p_specified ? o->param.p : -1.0;
+	double best_C, best_p, best_score;
+	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	find_parameters(prob, &o->param, o->nr_fold, start_C, start_p, &best_C, &best_p, &best_score);
+	if (o->param.solver_type == L2R_L2LOSS_SVR)
+		printf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
+	else
+		printf("Best C = %g  CV accuracy = %g%%\n", best_C, 100.0 * best_score);
+}
+
+static void run_training(const struct problem *prob, const struct options *o)
+{
+	struct model *m = train(prob, &o->param);
+	if (!m)
+		exit(1);	/* train reported why (out of memory) */
+	if (save_model(o->model_file, m) != 0) {
+		fprintf(stderr, "can't save model to file %s\n", o->model_file);
+		exit(1);
+	}
+	free_and_destroy_model(&m);
+}
+
+static struct libsvm_data *read_training_file(const char *path, double bias)
+{
+	struct libsvm_reader *r = libsvm_reader_open(path);
+	if (!r) {
+		fprintf(stderr, "can't open input file %s\n", path);
+		exit(1);
+	}
+	struct libsvm_data *d = libsvm_data_read(r, bias);
+	if (!d) {
+		fprintf(stderr, "%s\n", libsvm_reader_error(r));
+		exit(1);
+	}
+	libsvm_reader_close(r);
+	if (d->prob.l == 0) {
+		fprintf(stderr, "ERROR: no data in training file %s\n", path);
+		exit(1);
+	}
+	return d;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	parse_command_line(argc, argv, &o);
+	set_print_string_function(o.quiet ? print_null : NULL);
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+
+	struct libsvm_data *data = read_training_file(o.input_file, o.bias);
+	const char *error = check_parameter(&data->prob, &o.param);
+	if (error) {
+		fprintf(stderr, "ERROR: %s\n", error);
+		exit(1);
+	}
+
+	if (o.find_parameters)
+		run_find_parameters(&data->prob, &o);
+	else if (o.cross_validation)
+		run_cross_validation(&data->prob, &o);
+	else
+		run_training(&data->prob, &o);
+
+	libsvm_data_free(data);
+	destroy_param(&o.param);
+	free(o.model_file);
+	return 0;
+}
