@@ -108,13 +108,15 @@ static struct pg_range svc_pass(struct svc_dual *s, struct pg_range shrink, stru
 		double projected = g;
 		if (a == 0) {
 			if (g > shrink.max) {
-				svc_shrink(s, k--);
+				svc_shrink(s, k);
+				k--;	/* slot k now holds an unvisited row */
 				continue;
 			}
 			projected = fmin(g, 0);
 		} else if (a == c->upper) {
 			if (g < shrink.min) {
-				svc_shrink(s, k--);
+				svc_shrink(s, k);
+				k--;	/* slot k now holds an unvisited row */
 				continue;
 			}
 			projected = fmax(g, 0);

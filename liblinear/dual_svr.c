@@ -83,8 +83,12 @@ static void svr_step(struct svr_dual *s, int i, double g)
 			nb = b - gn / h;
 		else
 			nb = 0;
-	} else {	/* an all-zero row under the L1 loss: linear on each side of 0 */
-		nb = gp < 0 ? s->upper : gn > 0 ? -s->upper : 0;
+	} else if (gp < 0) {	/* an all-zero row under the L1 loss: linear on each side of 0 */
+		nb = s->upper;
+	} else if (gn > 0) {
+		nb = -s->upper;
+	} else {
+		nb = 0;
 	}
 	nb = fmin(fmax(nb, -s->upper), s->upper);
 	if (fabs(nb - b) <= STEP_NEGLIGIBLE)
@@ -116,7 +120,8 @@ static struct svr_violation svr_pass(struct svr_dual *s, double margin, struct r
 		bool firmly;
 		double violation = svr_row_violation(s, b, g, margin, &firmly);
 		if (firmly) {
-			svr_shrink(s, k--);
+			svr_shrink(s, k);
+			k--;	/* slot k now holds an unvisited row */
 			continue;
 		}
 		v.max = fmax(v.max, violation);

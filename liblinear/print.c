@@ -1,5 +1,6 @@
 /* print.c - routing of progress messages (see print.h). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include "linear.h"
 #include "print.h"
@@ -11,6 +12,14 @@ static void print_to_stdout(const char *s)
 }
 
 static void (*print_string)(const char *) = print_to_stdout;
+static bool muted;
+
+bool info_mute(bool mute)
+{
+	bool was = muted;
+	muted = mute;
+	return was;
+}
 
 void set_print_string_function(void (*print_func)(const char *))
 {
@@ -19,6 +28,8 @@ void set_print_string_function(void (*print_func)(const char *))
 
 void info(const char *fmt, ...)
 {
+	if (muted)
+		return;
 	char buf[8192];
 	va_list ap;
 	va_start(ap, fmt);

@@ -213,6 +213,24 @@ START_TEST(one_point_l2)
 }
 END_TEST
 
+START_TEST(zero_row_l1_goes_to_C)
+{
+	/* an all-zero row is always a margin error: alpha = its C, w untouched by it */
+	struct fixture f;
+	const double x[] = {2, 0, 0, 0}, y[] = {1, -1};
+	fixture_dense(&f, 2, 2, x, y);
+	struct svc_setup s = setup(10, true, 1e-12);
+	s.Cn = 0.5;
+	struct svc_run *r = run_svc(&f, s);
+	assert_optimal(&f, s, r, 1e-12);
+	ck_assert_double_eq(r->alpha[1], 0.5);
+	ck_assert_double_eq_tol(r->w[0], 0.5, 1e-15);
+	ck_assert_int_eq(captured_int("nSV = "), 2);
+	free_run(r);
+	fixture_free(&f);
+}
+END_TEST
+
 START_TEST(separable_hard_margin)
 {
 	/*
@@ -518,6 +536,7 @@ static Suite *dual_cd_suite(void)
 	tcase_add_test(hand, one_point_l1_interior);
 	tcase_add_test(hand, one_point_l1_at_bound);
 	tcase_add_test(hand, one_point_l2);
+	tcase_add_test(hand, zero_row_l1_goes_to_C);
 	tcase_add_test(hand, separable_hard_margin);
 	suite_add_tcase(s, hand);
 	TCase *kkt = tcase_create("optimality");
@@ -534,6 +553,8 @@ static Suite *dual_cd_suite(void)
 	tcase_add_test(beh, cell_rows_match_sparse_rows);
 	suite_add_tcase(s, beh);
 	TCase *heart = tcase_create("heart");
+	/* reads the shared data; allow for a loaded machine */
+	tcase_set_timeout(heart, 60);
 	tcase_add_test(heart, heart_l2_loss_matches_upstream);
 	tcase_add_test(heart, heart_l1_loss_matches_upstream);
 	tcase_add_test(heart, heart_tight_optimum_matches_upstream);

@@ -1,0 +1,63 @@
+/*
+ * cross_validation.c - n-fold cross-validation (see linear_rows.h, folds.h).
+ *
+ * Each fold's model is trained on the other folds' rows and predicts its
+ * own rows; target[i] is that prediction for row i. The fold models are
+ * trained with the caller's parameters and print their progress as train()
+ * does, like upstream.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "folds.h"
+#include "linear.h"
+#include "linear_rows.h"
+
+/* Trains fold k and predicts its block into target; 0 or -1. */
+static int run_fold(const struct folds *f, int k, const struct row_set *X, const double *y,
+	double bias, const struct parameter *param, double *target)
+{
+	struct row_set rows;
+	double *labels;
+	if (folds_training_set(f, k, X, y, &rows, &labels) != 0)
+		return -1;
+	struct model *m = train_rows(&rows, labels, bias, param);
+	rows_free_subset(&rows);
+	free(labels);
+	if (m == NULL)
+		return -1;
+	int slots = m->nr_class > 2 ? m->nr_class : 2;
+	double *dec = malloc((size_t)slots * sizeof *dec);
+	if (dec == NULL) {
+		fprintf(stderr, "ERROR: out of memory in cross validation\n");
+		free_and_destroy_model(&m);
+		return -1;
+	}
+	for (int j = f->start[k]; j < f->start[k + 1]; j++)
+		target[f->perm[j]] = predict_values_row(m, X, f->perm[j], dec);
+	free(dec);
+	free_and_destroy_model(&m);
+	return 0;
+}
+
+int cross_validation_rows(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double *target)
+{
+	/* Whatever fails below, the caller never reads uninitialised targets. */
+	for (int i = 0; i < X->l; i++)
+		target[i] = NAN;
+	struct folds f;
+	if (folds_make(X->l, nr_fold, &f) != 0)
+		return -1;
+	int rc = 0;
+	for (int k = 0; k < f.nr_fold && rc == 0; k++)
+		rc = run_fold(&f, k, X, y, bias, param, target);
+	folds_free(&f);
+	return rc;
+}
+
+void cross_validation(const struct problem *prob, const struct parameter *param, int nr_fold, double *target)
+{
+	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
+	cross_validation_rows(&X, prob->y, prob->bias, param, nr_fold, target);
+}

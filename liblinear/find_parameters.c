@@ -1,0 +1,297 @@
+/*
+ * find_parameters.c - warm-started search of C, and of p for -s 11.
+ *
+ * As upstream (Chu et al., KDD 2015; Hsia and Lin for SVR): C doubles from
+ * a small C_min up to max_C (1024; 2^20 for SVR). Each fold's model at C
+ * starts from that fold's model at the previous C (init_sol), and a walk
+ * stops early once five steps in a row leave every fold model exactly
+ * where it started: the Newton solver then met its tolerance without a
+ * step, and larger C will not move it either.
+ *
+ * Where a walk starts: 2^floor(log2 C_min), or start_C when given, never
+ * above max_C, with
+ *   -s 0:  C_min = 1 / (l max||x_i||^2)
+ *   -s 2:  C_min = 1 / (2 l max||x_i||^2)
+ *   -s 11: C_min(p) = sum_i max(|y_i| - p, 0)^2 / (800 max||x_i||^2 (sum_i |y_i|)^2)
+ * (the SVR rule reproduces upstream's starting points, measured on its
+ * output for many data sets and p). For -s 11, p = i * (max|y|/20) for
+ * i = 19 down to 0, starting from the largest not above start_p when one
+ * is given, each p with a fresh walk. The fold models train silently; one
+ * line per C is printed, in upstream's format.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "find_parameters.h"
+#include "folds.h"
+#include "linear_rows.h"
+#include "model_shape.h"
+#include "print.h"
+
+#define MAX_C_CLASSIFICATION 1024.0
+#define MAX_C_REGRESSION 1048576.0	/* 2^20 */
+#define UNCHANGED_STEPS_TO_STOP 5
+
+struct search {
+	const struct row_set *X;
+	const double *y;
+	double bias;
+	struct parameter param;	/* the caller's, with C, p and init_sol varied */
+	bool regression;
+	struct folds folds;
+	struct row_set *rows;	/* training rows of each fold */
+	double **labels;	/* their labels */
+	double **w;		/* each fold's latest weights: its next start point */
+	double *target;		/* the CV prediction of each row */
+};
+
+struct best {
+	double C, p, score;
+};
+
+static void search_free(struct search *s)
+{
+	for (int k = 0; k < s->folds.nr_fold; k++) {
+		if (s->rows != NULL)
+			rows_free_subset(&s->rows[k]);
+		if (s->labels != NULL)
+			free(s->labels[k]);
+		if (s->w != NULL)
+			free(s->w[k]);
+	}
+	free(s->rows);
+	free(s->labels);
+	free(s->w);
+	free(s->target);
+	folds_free(&s->folds);
+}
+
+static int search_init(struct search *s, const struct row_set *X, const double *y,
+	double bias, const struct parameter *param, int nr_fold)
+{
+	*s = (struct search){ .X = X, .y = y, .bias = bias, .param = *param };
+	s->regression = param->solver_type == L2R_L2LOSS_SVR;
+	s->param.init_sol = NULL;
+	if (folds_make(X->l, nr_fold, &s->folds) != 0)
+		return -1;
+	size_t nf = (size_t)s->folds.nr_fold;
+	s->rows = calloc(nf, sizeof *s->rows);
+	s->labels = calloc(nf, sizeof *s->labels);
+	s->w = calloc(nf, sizeof *s->w);
+	s->target = malloc((size_t)X->l * sizeof *s->target);
+	if (s->rows == NULL || s->labels == NULL || s->w == NULL || s->target == NULL) {
+		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		goto fail;
+	}
+	for (int k = 0; k < s->folds.nr_fold; k++)
+		if (folds_training_set(&s->folds, k, X, y, &s->rows[k], &s->labels[k]) != 0)
+			goto fail;
+	return 0;
+fail:
+	search_free(s);
+	return -1;
+}
+
+/* Squared distance of a new fold model from its start point (zeros at first). */
+static double squared_step(const double *start, const double *w, size_t count)
+{
+	double d = 0;
+	for (size_t i = 0; i < count; i++) {
+		double diff = w[i] - (start != NULL ? start[i] : 0);
+		d += diff * diff;
+	}
+	return d;
+}
+
+/* Trains fold k at the current C and p from its last model; predicts its block. */
+static int train_fold(struct search *s, int k, double *step)
+{
+	s->param.init_sol = s->w[k];
+	struct model *m = train_rows(&s->rows[k], s->labels[k], s->bias, &s->param);
+	s->param.init_sol = NULL;
+	if (m == NULL)
+		return -1;
+	int slots = m->nr_class > 2 ? m->nr_class : 2;
+	double *dec = malloc((size_t)slots * sizeof *dec);
+	if (dec == NULL) {
+		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		free_and_destroy_model(&m);
+		return -1;
+	}
+	for (int j = s->folds.start[k]; j < s->folds.start[k + 1]; j++)
+		s->target[s->folds.perm[j]] = predict_values_row(m, s->X, s->folds.perm[j], dec);
+	free(dec);
+	*step += squared_step(s->w[k], m->w, model_w_size(m) * (size_t)model_nr_w(m));
+	free(s->w[k]);
+	s->w[k] = m->w;		/* the fold keeps its weights as the next start point */
+	m->w = NULL;
+	free_and_destroy_model(&m);
+	return 0;
+}
+
+/* Accuracy (a fraction) or mean squared error of the CV predictions. */
+static double cv_score(const struct search *s)
+{
+	int l = s->X->l;
+	double sum = 0;
+	for (int i = 0; i < l; i++) {
+		if (s->regression) {
+			double e = s->target[i] - s->y[i];
+			sum += e * e;
+		} else {
+			sum += s->target[i] == s->y[i];
+		}
+	}
+	return sum / l;
+}
+
+/* CV at (C, p); *unchanged tells whether no fold model moved. */
+static int evaluate(struct search *s, double C, double p, double *score, bool *unchanged)
+{
+	s->param.C = C;
+	s->param.p = p;
+	double step = 0;
+	bool was_muted = info_mute(true);
+	int rc = 0;
+	for (int k = 0; k < s->folds.nr_fold && rc == 0; k++)
+		rc = train_fold(s, k, &step);
+	info_mute(was_muted);
+	*score = cv_score(s);
+	*unchanged = sqrt(step) <= 1e-15;
+	return rc;
+}
+
+static void report_and_keep_best(const struct search *s, double C, double p, double score,
+	struct best *best)
+{
+	if (s->regression) {
+		info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
+		if (score < best->score)
+			*best = (struct best){ C, p, score };
+	} else {
+		info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
+		if (score > best->score)
+			*best = (struct best){ C, -1, score };
+	}
+}
+
+/* C, 2C, 4C, ... up to max_C, each fold warm-started along the way. */
+static int walk_c(struct search *s, double C, double max_C, double p, struct best *best)
+{
+	for (int k = 0; k < s->folds.nr_fold; k++) {
+		free(s->w[k]);
+		s->w[k] = NULL;
+	}
+	int unchanged_steps = 0;
+	while (C <= max_C) {
+		double score;
+		bool unchanged;
+		if (evaluate(s, C, p, &score, &unchanged) != 0)
+			return -1;
+		report_and_keep_best(s, C, p, score, best);
+		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
+		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
+			break;
+		C *= 2;
+	}
+	if (C > max_C)
+		info("WARNING: maximum C reached.\n");
+	return 0;
+}
+
+static double first_C(double C_min, double start_C, double max_C)
+{
+	double C = start_C > 0 ? start_C : pow(2, floor(log2(C_min)));
+	if (!(C > 0))
+		C = 1;	/* C_min is 0 or NaN: the data cannot tell where to start */
+	return C < max_C ? C : max_C;
+}
+
+static double max_row_sqnorm(const struct row_set *X)
+{
+	double m = 0;
+	for (int i = 0; i < X->l; i++) {
+		double q = rows_sqnorm(X, i);
+		if (q > m)
+			m = q;
+	}
+	return m;
+}
+
+static int search_C(struct search *s, double start_C, struct best *best)
+{
+	double scale = s->param.solver_type == L2R_LR ? 1 : 2;
+	double C_min = 1 / (scale * s->X->l * max_row_sqnorm(s->X));
+	return walk_c(s, first_C(C_min, start_C, MAX_C_CLASSIFICATION),
+		MAX_C_CLASSIFICATION, s->param.p, best);
+}
+
+static double svr_C_min(const struct search *s, double p, double max_sqnorm)
+{
+	double loss_at_zero = 0, sum_abs_y = 0;
+	for (int i = 0; i < s->X->l; i++) {
+		double a = fabs(s->y[i]);
+		double e = a > p ? a - p : 0;
+		loss_at_zero += e * e;
+		sum_abs_y += a;
+	}
+	return loss_at_zero / (800 * max_sqnorm * sum_abs_y * sum_abs_y);
+}
+
+static int search_C_and_p(struct search *s, double start_C, double start_p, struct best *best)
+{
+	double max_abs_y = 0;
+	for (int i = 0; i < s->X->l; i++)
+		if (fabs(s->y[i]) > max_abs_y)
+			max_abs_y = fabs(s->y[i]);
+	double p_step = max_abs_y / 20;
+	double max_sqnorm = max_row_sqnorm(s->X);
+	int i = 19;
+	if (start_p > 0)
+		while (i > 0 && i * p_step > start_p)
+			i--;
+	for (; i >= 0; i--) {
+		double p = i * p_step;
+		double C = first_C(svr_C_min(s, p, max_sqnorm), start_C, MAX_C_REGRESSION);
+		if (walk_c(s, C, MAX_C_REGRESSION, p, best) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void find_parameters_rows(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double start_C, double start_p,
+	double *best_C, double *best_p, double *best_score)
+{
+	*best_C = *best_p = *best_score = NAN;
+	int st = param->solver_type;
+	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
+		fprintf(stderr, "Warm-start parameter search only available for -s 0, -s 2 and -s 11\n");
+		return;
+	}
+	if (X->l == 0) {
+		fprintf(stderr, "ERROR: parameter search needs at least one row\n");
+		return;
+	}
+	struct search s;
+	if (search_init(&s, X, y, bias, param, nr_fold) != 0)
+		return;
+	struct best best = { NAN, NAN, s.regression ? INFINITY : -1 };
+	int rc = s.regression ? search_C_and_p(&s, start_C, start_p, &best)
+		: search_C(&s, start_C, &best);
+	search_free(&s);
+	if (rc != 0)
+		return;
+	*best_C = best.C;
+	*best_p = best.p;
+	*best_score = best.score;
+}
+
+void find_parameters(const struct problem *prob, const struct parameter *param, int nr_fold,
+	double start_C, double start_p, double *best_C, double *best_p, double *best_score)
+{
+	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
+	find_parameters_rows(&X, prob->y, prob->bias, param, nr_fold, start_C, start_p,
+		best_C, best_p, best_score);
+}

@@ -1,0 +1,59 @@
+/*
+ * l2r_primal.h - the objectives of -s 0, 2 and 11 for the Newton driver.
+ *
+ * Contract: an l2r_objective is
+ *     f(w) = 0.5 w.w + sum_i C[i] loss(y[i], x_i.w)
+ * for one enum l2r_loss (solvers.h), with the bias weight w[n-1] left out
+ * of 0.5 w.w when regularize_bias is 0. l2r_objective_newton() exposes it
+ * as a struct newton_objective (newton.h). solve_l2r_primal (solvers.h)
+ * is built on it; this header exists so that tests can check the
+ * value, gradient and Hessian products directly.
+ *
+ * Reproducibility: every loop over rows sums in a fixed order that depends
+ * on the data's size only (see struct row_parts), so results are
+ * bit-identical however the parts are later spread over threads.
+ */
+#ifndef LIBLINEAR_L2R_PRIMAL_H
+#define LIBLINEAR_L2R_PRIMAL_H
+
+#include "newton.h"
+#include "rows.h"
+#include "solvers.h"
+
+/*
+ * Rows 0..l-1 cut into count contiguous parts; part k is rows
+ * [k*l/count, (k+1)*l/count). count depends only on l, n and the number
+ * of nonzeros, never on a thread count.
+ */
+struct row_parts {
+	int count;
+	int l;
+};
+
+struct l2r_objective {
+	const struct row_set *X;
+	const double *y;
+	const double *C;
+	enum l2r_loss loss;
+	double p;		/* SVR epsilon */
+	size_t n;		/* weights */
+	size_t n_reg;		/* leading weights in 0.5 w.w: n, or n-1 */
+	struct row_parts parts;
+
+	double *z;		/* X w at the current point */
+	double *zs;		/* X s, s the line search direction */
+	double *dloss;		/* C[i] times d loss / d z at the current point */
+	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
+	double *part_acc;	/* n: one part's share of an X^T product */
+	int *row_index;		/* one row's nonzeros (for diag(H)) */
+	double *row_value;
+	double wTw, wTs, sTs;	/* over the regularised weights, for the line search */
+};
+
+/* Returns 0, or -1 when out of memory (nothing then needs freeing). */
+int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const double *y,
+	const double *C, enum l2r_loss loss, double p, int regularize_bias);
+void l2r_objective_free(struct l2r_objective *o);
+struct newton_objective l2r_objective_newton(struct l2r_objective *o);
+
+#endif /* LIBLINEAR_L2R_PRIMAL_H */

@@ -1,0 +1,458 @@
+/*
+ * model_io.c - save_model and load_model in upstream's text format.
+ *
+ * Format (upstream 2.50): "solver_type NAME", "nr_class N", "label l1 l2 ..."
+ * (classification only), "nr_feature N", "bias %.17g", "rho %.17g"
+ * (one-class only), "w", then one line per row of w holding that row's
+ * nr_w weights, each printed "%.17g " (trailing space included).
+ *
+ * Both directions run under the C locale of the calling thread only
+ * (uselocale), so a caller's locale with a decimal comma neither leaks
+ * into the file nor is disturbed. save_model replaces a regular file
+ * atomically: it writes a temporary file beside it (same permissions),
+ * syncs it and renames it over the target, so a crash or a full disk never
+ * leaves a half-written model; on failure the temporary file is removed
+ * and the old model stays. Devices and pipes are written in place.
+ * load_model accepts the header keywords in any order (nr_class before
+ * label), ignores anything after the last weight, and rejects a damaged
+ * file with a message on stderr instead of reading out of bounds.
+ */
+/* realpath() is an XSI function in glibc's headers. */
+#define _XOPEN_SOURCE 700
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "linear.h"
+#include "model_shape.h"
+
+/* Model-file names of the solver types, indexed by the enum value. */
+static const char *const solver_names[] = {
+	"L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL",
+	"MCSVM_CS", "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL", "", "", "",
+	"L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL",
+	"", "", "", "", "", "", "", "ONECLASS_SVM"
+};
+#define NR_SOLVER_NAMES ((int)(sizeof solver_names / sizeof solver_names[0]))
+
+static const char *solver_name(int solver_type)
+{
+	if (solver_type < 0 || solver_type >= NR_SOLVER_NAMES || solver_names[solver_type][0] == '\0')
+		return NULL;
+	return solver_names[solver_type];
+}
+
+static int solver_from_name(const char *name)
+{
+	for (int s = 0; s < NR_SOLVER_NAMES; s++)
+		if (solver_names[s][0] != '\0' && strcmp(solver_names[s], name) == 0)
+			return s;
+	return -1;
+}
+
+/* ---- writing ---- */
+
+/* fprintf that remembers any failure, so the caller checks once at the end. */
+struct writer {
+	FILE *fp;
+	int failed;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void put(struct writer *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vfprintf(out->fp, fmt, ap) < 0)
+		out->failed = 1;
+	va_end(ap);
+}
+
+static int write_model(FILE *fp, const struct model *m)
+{
+	const char *name = solver_name(m->param.solver_type);
+	if (name == NULL) {
+		fprintf(stderr, "ERROR: cannot save a model of unknown solver type %d\n",
+			m->param.solver_type);
+		return -1;
+	}
+	struct writer out = { fp, 0 };
+	put(&out, "solver_type %s\n", name);
+	put(&out, "nr_class %d\n", m->nr_class);
+	if (m->label != NULL) {
+		put(&out, "label");
+		for (int k = 0; k < m->nr_class; k++)
+			put(&out, " %d", m->label[k]);
+		put(&out, "\n");
+	}
+	put(&out, "nr_feature %d\n", m->nr_feature);
+	put(&out, "bias %.17g\n", m->bias);
+	if (m->param.solver_type == ONECLASS_SVM)
+		put(&out, "rho %.17g\n", m->rho);
+	put(&out, "w\n");
+	size_t w_size = model_w_size(m);
+	size_t nr_w = (size_t)model_nr_w(m);
+	for (size_t j = 0; j < w_size && !out.failed; j++) {
+		for (size_t k = 0; k < nr_w; k++)
+			put(&out, "%.17g ", m->w[j * nr_w + k]);
+		put(&out, "\n");
+	}
+	return out.failed ? -1 : 0;
+}
+
+/*
+ * Creates a new file beside path (same directory, so rename is atomic)
+ * with the given permissions, less the umask. Returns the open descriptor
+ * and writes its name to tmp_name, or returns -1.
+ */
+static int create_temp_beside(const char *path, mode_t mode, char *tmp_name, size_t cap)
+{
+	static unsigned counter;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		int n = snprintf(tmp_name, cap, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+		if (n < 0 || (size_t)n >= cap)
+			return -1;
+		int fd = open(tmp_name, O_WRONLY | O_CREAT | O_EXCL, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+/* Writes a new file beside path and renames it over path. */
+static int save_atomically(const char *path, mode_t mode, const struct model *m)
+{
+	size_t cap = strlen(path) + 64;
+	char *tmp_name = malloc(cap);
+	if (tmp_name == NULL)
+		return -1;
+	int fd = create_temp_beside(path, mode, tmp_name, cap);
+	if (fd < 0) {
+		free(tmp_name);
+		return -1;
+	}
+	FILE *fp = fdopen(fd, "w");
+	if (fp == NULL) {
+		close(fd);
+		unlink(tmp_name);
+		free(tmp_name);
+		return -1;
+	}
+	int status = write_model(fp, m);
+	if (fflush(fp) != 0 || ferror(fp))
+		status = -1;
+	if (status == 0 && fsync(fileno(fp)) != 0)
+		status = -1;
+	if (fclose(fp) != 0)
+		status = -1;
+	if (status == 0 && rename(tmp_name, path) != 0)
+		status = -1;
+	if (status != 0)
+		unlink(tmp_name);
+	free(tmp_name);
+	return status;
+}
+
+/* Devices and pipes (/dev/stdout, a fifo) are written in place, as upstream does. */
+static int save_in_place(const char *path, const struct model *m)
+{
+	FILE *fp = fopen(path, "w");
+	if (fp == NULL)
+		return -1;
+	int status = write_model(fp, m);
+	if (fflush(fp) != 0 || ferror(fp))
+		status = -1;
+	if (fclose(fp) != 0)
+		status = -1;
+	return status;
+}
+
+/*
+ * A regular file (through any symbolic links) is replaced atomically and
+ * keeps its permissions; a new file gets what fopen would give it.
+ */
+static int save_to(const char *path, const struct model *m)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? save_atomically(path, 0666, m) : -1;
+	if (S_ISDIR(st.st_mode))
+		return -1;
+	if (!S_ISREG(st.st_mode))
+		return save_in_place(path, m);
+	char *target = realpath(path, NULL);
+	if (target == NULL)
+		return -1;
+	int status = save_atomically(target, st.st_mode & 07777, m);
+	free(target);
+	return status;
+}
+
+int save_model(const char *model_file_name, const struct model *model_)
+{
+	locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (c_locale == (locale_t)0)
+		return -1;
+	locale_t caller_locale = uselocale(c_locale);
+	int status = save_to(model_file_name, model_);
+	uselocale(caller_locale);
+	freelocale(c_locale);
+	return status;
+}
+
+/* ---- reading ---- */
+
+enum token_status { TOKEN_OK, TOKEN_EOF, TOKEN_TOO_LONG };
+
+/*
+ * Reads the next whitespace-separated token into buf (cap bytes). A token
+ * that does not fit is cut at cap-1 characters and reported TOKEN_TOO_LONG;
+ * the rest of it stays in the stream.
+ */
+static enum token_status read_token(FILE *fp, char *buf, size_t cap)
+{
+	int c;
+	do
+		c = getc(fp);
+	while (c != EOF && isspace(c));
+	size_t n = 0;
+	while (c != EOF && !isspace(c)) {
+		if (n + 1 == cap) {
+			ungetc(c, fp);
+			buf[n] = '\0';
+			return TOKEN_TOO_LONG;
+		}
+		buf[n++] = (char)c;
+		c = getc(fp);
+	}
+	buf[n] = '\0';
+	return n == 0 ? TOKEN_EOF : TOKEN_OK;
+}
+
+/* Upstream's message for a value that is missing or unreadable. */
+static void report_short_read(void)
+{
+	fprintf(stderr, "ERROR: fscanf failed to read the model\n");
+}
+
+static int read_double(FILE *fp, double *out)
+{
+	char buf[128];
+	if (read_token(fp, buf, sizeof buf) != TOKEN_OK)
+		goto fail;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (end == buf || *end != '\0')
+		goto fail;
+	*out = v;
+	return 0;
+fail:
+	report_short_read();
+	return -1;
+}
+
+static int read_int(FILE *fp, int *out)
+{
+	char buf[64];
+	if (read_token(fp, buf, sizeof buf) != TOKEN_OK)
+		goto fail;
+	char *end;
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	if (end == buf || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+		goto fail;
+	*out = (int)v;
+	return 0;
+fail:
+	report_short_read();
+	return -1;
+}
+
+/* Which header keywords have been read. */
+struct header_seen {
+	int solver_type, nr_class, label, nr_feature, bias, rho;
+};
+
+static int mark_seen(int *flag, const char *keyword)
+{
+	if (*flag) {
+		fprintf(stderr, "ERROR: %s given twice in model file\n", keyword);
+		return -1;
+	}
+	*flag = 1;
+	return 0;
+}
+
+static int read_solver_type(FILE *fp, struct model *m)
+{
+	char name[81];
+	if (read_token(fp, name, sizeof name) == TOKEN_EOF) {
+		report_short_read();
+		return -1;
+	}
+	int s = solver_from_name(name);
+	if (s < 0) {
+		fprintf(stderr, "unknown solver type.\n");
+		return -1;
+	}
+	m->param.solver_type = s;
+	return 0;
+}
+
+static int read_labels(FILE *fp, struct model *m, const struct header_seen *seen)
+{
+	if (!seen->nr_class) {
+		fprintf(stderr, "ERROR: label before nr_class in model file\n");
+		return -1;
+	}
+	size_t count = m->nr_class > 0 ? (size_t)m->nr_class : 1;
+	m->label = malloc(count * sizeof *m->label);
+	if (m->label == NULL) {
+		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		return -1;
+	}
+	for (int k = 0; k < m->nr_class; k++)
+		if (read_int(fp, &m->label[k]) != 0)
+			return -1;
+	return 0;
+}
+
+static int read_nonnegative(FILE *fp, int *out, const char *keyword)
+{
+	if (read_int(fp, out) != 0)
+		return -1;
+	if (*out < 0) {
+		fprintf(stderr, "ERROR: negative %s in model file\n", keyword);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads keywords up to "w". Returns 0, or -1 after a message. */
+static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
+{
+	char key[81];
+	for (;;) {
+		enum token_status t = read_token(fp, key, sizeof key);
+		if (t == TOKEN_EOF) {
+			report_short_read();
+			return -1;
+		}
+		int rc;
+		if (t == TOKEN_OK && strcmp(key, "w") == 0)
+			return 0;
+		if (t == TOKEN_OK && strcmp(key, "solver_type") == 0)
+			rc = mark_seen(&seen->solver_type, key) || read_solver_type(fp, m);
+		else if (t == TOKEN_OK && strcmp(key, "nr_class") == 0)
+			rc = mark_seen(&seen->nr_class, key) || read_nonnegative(fp, &m->nr_class, key);
+		else if (t == TOKEN_OK && strcmp(key, "label") == 0)
+			rc = mark_seen(&seen->label, key) || read_labels(fp, m, seen);
+		else if (t == TOKEN_OK && strcmp(key, "nr_feature") == 0)
+			rc = mark_seen(&seen->nr_feature, key) || read_nonnegative(fp, &m->nr_feature, key);
+		else if (t == TOKEN_OK && strcmp(key, "bias") == 0)
+			rc = mark_seen(&seen->bias, key) || read_double(fp, &m->bias);
+		else if (t == TOKEN_OK && strcmp(key, "rho") == 0)
+			rc = mark_seen(&seen->rho, key) || read_double(fp, &m->rho);
+		else {
+			fprintf(stderr, "unknown text in model file: [%s]\n", key);
+			return -1;
+		}
+		if (rc != 0)
+			return -1;
+	}
+}
+
+/* The header must say everything the rest of the library relies on. */
+static int check_header(const struct model *m, const struct header_seen *seen)
+{
+	const char *missing = !seen->solver_type ? "solver_type"
+		: !seen->nr_class ? "nr_class"
+		: !seen->nr_feature ? "nr_feature"
+		: !seen->bias ? "bias" : NULL;
+	if (missing != NULL) {
+		fprintf(stderr, "ERROR: no %s in model file\n", missing);
+		return -1;
+	}
+	int s = m->param.solver_type;
+	if (s == ONECLASS_SVM && !seen->rho) {
+		fprintf(stderr, "ERROR: no rho in model file (a ONECLASS_SVM model needs one)\n");
+		return -1;
+	}
+	if ((solver_is_regression(s) || s == ONECLASS_SVM) && m->nr_class != 2) {
+		fprintf(stderr, "ERROR: nr_class must be 2 for a regression or one-class model\n");
+		return -1;
+	}
+	if (!solver_is_regression(s) && s != ONECLASS_SVM && !seen->label) {
+		fprintf(stderr, "ERROR: no label in model file\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_weights(FILE *fp, struct model *m)
+{
+	uint64_t w_size = model_w_size(m);
+	uint64_t nr_w = (uint64_t)model_nr_w(m);
+	/* w_size <= 2^31 and nr_w < 2^31, so the product fits in 64 bits. */
+	uint64_t count = w_size * nr_w;
+	if (count > SIZE_MAX / sizeof(double)) {
+		fprintf(stderr, "ERROR: model too large (nr_feature %d, nr_class %d)\n",
+			m->nr_feature, m->nr_class);
+		return -1;
+	}
+	m->w = malloc(count > 0 ? (size_t)count * sizeof(double) : sizeof(double));
+	if (m->w == NULL) {
+		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		return -1;
+	}
+	for (uint64_t i = 0; i < count; i++)
+		if (read_double(fp, &m->w[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static struct model *read_model(FILE *fp)
+{
+	struct model *m = calloc(1, sizeof *m);
+	if (m == NULL) {
+		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		return NULL;
+	}
+	struct header_seen seen = {0};
+	if (read_header(fp, m, &seen) != 0 || check_header(m, &seen) != 0
+		|| read_weights(fp, m) != 0) {
+		free_and_destroy_model(&m);
+		return NULL;
+	}
+	return m;
+}
+
+struct model *load_model(const char *model_file_name)
+{
+	FILE *fp = fopen(model_file_name, "r");
+	if (fp == NULL)
+		return NULL;
+	locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (c_locale == (locale_t)0) {
+		fclose(fp);
+		return NULL;
+	}
+	locale_t caller_locale = uselocale(c_locale);
+	struct model *m = read_model(fp);
+	uselocale(caller_locale);
+	freelocale(c_locale);
+	fclose(fp);
+	return m;
+}
