@@ -1,0 +1,99 @@
+"""Fixtures of the oracle tests: decompressed datasets, our binaries, the
+upstream LIBLINEAR 2.50 oracle, and a cache of training runs so that each
+(dataset, solver, options) is trained once per session by each side."""
+import lzma
+import shutil
+
+import pytest
+
+import oracle_lib as ol
+
+
+@pytest.fixture(scope="session")
+def data(tmp_path_factory):
+    """data("a9a", "a9a.train") -> path of the decompressed file; each file
+    is decompressed at most once per session."""
+    folder = tmp_path_factory.mktemp("data")
+    done = {}
+
+    def get(name, stem):
+        key = (name, stem)
+        if key not in done:
+            source = ol.DATA_DIR / name / f"{stem}.xz"
+            if not source.exists():
+                pytest.fail(f"dataset {source} is missing (set LIBLINEAR_IK_DATA)")
+            target = folder / stem
+            with lzma.open(source) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            done[key] = target
+        return done[key]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def binaries():
+    """Paths of our ./train and ./predict (built by `make`)."""
+    for exe in (ol.TRAIN, ol.PREDICT):
+        if not exe.exists():
+            pytest.fail(f"{exe} is not built; run make first")
+    return ol.TRAIN, ol.PREDICT
+
+
+@pytest.fixture(scope="session")
+def upstream():
+    return ol.Upstream()
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory, data, binaries, upstream):
+    """trained(case) -> Trained: both sides trained on case.train_stem, our
+    model by our CLI, upstream's by its Python interface, same options."""
+    folder = tmp_path_factory.mktemp("models")
+    done = {}
+
+    def get(case):
+        if case not in done:
+            train_path = data(case.dataset, case.train_stem)
+            test_path = data(case.dataset, case.test_stem)
+            ours = folder / f"{case}.ours.model"
+            up = folder / f"{case}.upstream.model"
+            r = ol.run([binaries[0], *case.train_options.split(), train_path, ours])
+            assert r.returncode == 0, f"our train failed on {case}: {r.stderr}"
+            up_log = upstream.train(train_path, case.train_options, up)
+            done[case] = ol.Trained(case, train_path, test_path, ours, r.stdout, up, up_log)
+        return done[case]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def dataset_arrays(data):
+    """dataset_arrays(name, stem) -> (y, X) parsed once per session."""
+    done = {}
+
+    def get(name, stem):
+        if (name, stem) not in done:
+            done[(name, stem)] = ol.read_libsvm(data(name, stem))
+        return done[(name, stem)]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def our_predictions(tmp_path_factory, binaries):
+    """our_predictions(test_path, model_path, options="") -> (stdout, lines of
+    the output file) of our ./predict, run once per argument set."""
+    folder = tmp_path_factory.mktemp("predictions")
+    done = {}
+
+    def get(test_path, model_path, options=""):
+        key = (str(test_path), str(model_path), options)
+        if key not in done:
+            out = folder / f"p{len(done)}.txt"
+            r = ol.run([binaries[1], *options.split(), test_path, model_path, out])
+            assert r.returncode == 0, f"our predict failed: {r.stderr}"
+            done[key] = (r.stdout, out.read_text().splitlines())
+        return done[key]
+
+    return get
