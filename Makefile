@@ -59,7 +59,7 @@ oracle: all
 check: all unit oracle
 
 demo: all
-	sh tests/demo.sh
+	CC="$(CC)" sh tests/demo.sh
 
 bench: all
 	$(PYTHON) bench/run.py

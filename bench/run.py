@@ -59,7 +59,7 @@ os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 
 from liblinear.liblinear import liblinear as upstream  # noqa: E402
 from liblinear.liblinear import model, parameter, problem  # noqa: E402
-from liblinear.liblinear import ctypes_print_null  # noqa: E402
+from liblinear.liblinear import PRINT_STRING_FUN  # noqa: E402
 
 
 def load_ours():
@@ -74,7 +74,7 @@ def load_ours():
     lib.check_parameter.restype = ctypes.c_char_p
     lib.check_parameter.argtypes = [ctypes.POINTER(problem), ctypes.POINTER(parameter)]
     lib.set_print_string_function.restype = None
-    lib.set_print_string_function.argtypes = [type(ctypes_print_null)]
+    lib.set_print_string_function.argtypes = [PRINT_STRING_FUN]
     return lib
 
 
@@ -148,35 +148,48 @@ def timed_train(lib, prob, param):
     return time.perf_counter() - start, m
 
 
+class Log:
+    """Collects a library's progress text (kept alive: C holds the pointer)."""
+
+    def __init__(self):
+        self.text = []
+        self.callback = PRINT_STRING_FUN(lambda s: self.text.append(s.decode()))
+
+
 def bench_one(ours, solver, y, X, yt, Xt):
+    """Per side: train() times, objectives and accuracies of every round, and
+    whether any round stopped at a solver's iteration cap."""
     prob = problem(y, X)
-    param = parameter(f"-s {solver} -q")
-    for lib in (ours, upstream):
-        lib.set_print_string_function(ctypes_print_null)
+    param = parameter(f"-s {solver}")
+    logs = {"ours": Log(), "upstream": Log()}
+    libs = {"ours": ours, "upstream": upstream}
+    for side, lib in libs.items():
+        lib.set_print_string_function(logs[side].callback)
         err = lib.check_parameter(prob, param)
         if err:
             sys.exit(f"bench: check_parameter: {err}")
-    times = {"ours": [], "upstream": []}
-    kept = {}
+    result = {side: {"time": [], "objective": [], "accuracy": []} for side in libs}
     for r in range(ARGS.rounds):
         # Alternate which side goes first, so neither always runs warm.
-        order = [("ours", ours), ("upstream", upstream)]
-        for side, lib in (order if r % 2 == 0 else order[::-1]):
-            seconds, m = timed_train(lib, prob, param)
-            times[side].append(seconds)
-            if side in kept:
-                lib.free_and_destroy_model(ctypes.byref(kept[side]))
-            kept[side] = m
-    result = {}
-    for side, lib in (("ours", ours), ("upstream", upstream)):
-        w, labels = model_weights(kept[side].contents)
-        result[side] = {
-            "time": statistics.median(times[side]),
-            "objective": primal_objective(solver, w, labels, y, X, param.C),
-            "accuracy": accuracy(w, labels, yt, Xt),
-        }
-        lib.free_and_destroy_model(ctypes.byref(kept[side]))
+        sides = ["ours", "upstream"] if r % 2 == 0 else ["upstream", "ours"]
+        for side in sides:
+            seconds, m = timed_train(libs[side], prob, param)
+            w, labels = model_weights(m.contents)
+            libs[side].free_and_destroy_model(ctypes.byref(m))
+            result[side]["time"].append(seconds)
+            result[side]["objective"].append(primal_objective(solver, w, labels, y, X, param.C))
+            result[side]["accuracy"].append(accuracy(w, labels, yt, Xt))
+    for side in libs:
+        result[side]["capped"] = "reaching max" in "".join(logs[side].text)
     return result
+
+
+def spread(values, fmt):
+    """One value, or 'low - high' when the rounds disagree."""
+    lo, hi = min(values), max(values)
+    if hi - lo <= 1e-9 * max(abs(hi), 1.0):
+        return format(lo, fmt)
+    return f"{format(lo, fmt)} - {format(hi, fmt)}"
 
 
 def cpu_model():
@@ -189,6 +202,13 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def load_average():
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "unknown"
+
+
 def main():
     ours = load_ours()
     solvers = [int(s) for s in ARGS.solvers.split(",")]
@@ -196,7 +216,8 @@ def main():
     lines = [
         "# Issue 2: our train() against upstream LIBLINEAR 2.50, solvers -s 0-3",
         "",
-        f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores; {platform.system()} {platform.release()}",
+        f"- Machine: {cpu_model()}, {os.cpu_count()} logical cores; {platform.system()} {platform.release()}; "
+        f"1-minute load average at start {load_average()} (other work on the machine makes times noisy)",
         f"- Python {platform.python_version()}, numpy {np.__version__}; upstream = liblinear-official "
         f"2.50.0 (its own compiled library); ours = {Path(ARGS.our_lib).name}, "
         f"OMP_NUM_THREADS={ARGS.threads}",
@@ -204,7 +225,9 @@ def main():
         f"with the same problem and parameter structs (C = 1, default -e per solver, no bias); "
         f"{ARGS.rounds} alternating rounds, median wall time of train() alone (no file I/O).",
         "- Objective: primal 0.5 w.w + C sum loss, recomputed in numpy from each model's w "
-        "(summed over the one-vs-rest problems for letter). Accuracy on the test set named below.",
+        "(summed over the one-vs-rest problems for letter). Accuracy on the test set named below. "
+        "A range means the rounds disagreed; (cap) means a dual solver stopped at its "
+        "300-iteration cap in some round, so its result depends on the random permutation.",
         "",
         "| dataset | -s | ours (s) | upstream (s) | ours/upstream | objective ours | objective upstream | acc. ours (%) | acc. upstream (%) |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -217,9 +240,12 @@ def main():
         for solver in solvers:
             r = bench_one(ours, solver, y, X, yt, Xt)
             o, u = r["ours"], r["upstream"]
-            ratios[solver].append(o["time"] / u["time"])
-            row = (f"| {name} | {solver} | {o['time']:.3f} | {u['time']:.3f} | {o['time'] / u['time']:.2f} "
-                f"| {o['objective']:.8g} | {u['objective']:.8g} | {o['accuracy']:.2f} | {u['accuracy']:.2f} |")
+            t_o, t_u = statistics.median(o["time"]), statistics.median(u["time"])
+            ratios[solver].append(t_o / t_u)
+            mark = {side: " (cap)" if r[side]["capped"] else "" for side in r}
+            row = (f"| {name} | {solver} | {t_o:.3f} | {t_u:.3f} | {t_o / t_u:.2f} "
+                f"| {spread(o['objective'], '.8g')}{mark['ours']} | {spread(u['objective'], '.8g')}{mark['upstream']} "
+                f"| {spread(o['accuracy'], '.2f')} | {spread(u['accuracy'], '.2f')} |")
             print(row, flush=True)
             lines.append(row)
     lines += ["", "Geometric mean of ours/upstream per solver: " + ", ".join(
