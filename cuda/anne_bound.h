@@ -23,12 +23,20 @@
  * The scan keeps, per (row, partitioning), the smallest score, its index
  * (lowest index among equal scores) and the second smallest score over the
  * other centres. If second - best > 2 * bound, no other centre can be as
- * close in exact arithmetic, so the index is the exact argmin; otherwise
- * (near ties, exact ties, duplicated centres, any NaN or infinity) the
- * entry is flagged for recheck and anne_resolve_rechecks() recomputes it
- * in double. The static inline functions below are compiled both into the
- * CUDA kernel and into the host tests, so the tests exercise the very
- * decision the device makes.
+ * close in exact arithmetic, so the index is the exact argmin.
+ *
+ * Otherwise the device refines: every minimiser lies among the candidates
+ * j with score_j - best <= 2 * bound, and their distances sum (x_i - c_i)^2
+ * in double (any order) carry a relative error below gamma_{d+2} in
+ * double's unit 2^-53. If the two smallest, D1 < D2, satisfy
+ * D2 - D1 > 2 (d+2) 2^-53 (D1 + D2), the smallest is the exact argmin.
+ * What is still undecided (exact ties, duplicated centres, gaps at the
+ * level of double rounding, any NaN or infinity) is flagged for recheck,
+ * and anne_resolve_rechecks() recomputes it on the host in double.
+ *
+ * The static inline functions below are compiled both into the CUDA
+ * kernel and into the host tests, so the tests exercise the very decisions
+ * the device makes.
  */
 #ifndef ANNE_BOUND_H
 #define ANNE_BOUND_H
@@ -96,6 +104,13 @@ ANNE_HOST_DEVICE static inline struct anne_best2 anne_best2_merge(struct anne_be
 	return out;
 }
 
+/* The score of a centre: ||c||^2 - 2 x.c with one rounding (the product
+ * by 2 is exact), the same on the device, in its refinement and on the host. */
+ANNE_HOST_DEVICE static inline float anne_score(float centre_sq, float dot)
+{
+	return fmaf(-2.0f, dot, centre_sq);
+}
+
 /* An upper bound of ||x|| from the float sum of squares of its d entries
  * (the added term covers squares and partial sums flushed to zero). */
 ANNE_HOST_DEVICE static inline float anne_row_norm_upper(float sum_of_squares, int d)
@@ -115,6 +130,70 @@ ANNE_HOST_DEVICE static inline float anne_error_bound(float beta, float tau, flo
 ANNE_HOST_DEVICE static inline int anne_best2_needs_recheck(const struct anne_best2 *s, float bound)
 {
 	return s->nonfinite || !(s->second - s->best > 2.0f * bound);
+}
+
+/* Is centre j, with float score `score`, possibly the exact argmin? */
+ANNE_HOST_DEVICE static inline int anne_is_candidate(float score, float best, float bound)
+{
+	return score - best <= 2.0f * bound;
+}
+
+/* sum (x_i - c_i)^2 in double; the device's refinement distance. */
+ANNE_HOST_DEVICE static inline double anne_sq_distance_double(const float *x, const float *c, int d)
+{
+	double sum = 0;
+	for (int i = 0; i < d; i++) {
+		double diff = (double)x[i] - (double)c[i];
+		sum = fma(diff, diff, sum);
+	}
+	return sum;
+}
+
+/* The refinement's running state: two smallest double distances. */
+struct anne_best2d {
+	double best;
+	double second;
+	uint32_t index;
+};
+
+ANNE_HOST_DEVICE static inline void anne_best2d_init(struct anne_best2d *s)
+{
+	s->best = INFINITY;
+	s->second = INFINITY;
+	s->index = 0;
+}
+
+/* Distances must arrive in increasing index order within one state. */
+ANNE_HOST_DEVICE static inline void anne_best2d_add(struct anne_best2d *s, double dist, uint32_t index)
+{
+	if (dist < s->best) {
+		s->second = s->best;
+		s->best = dist;
+		s->index = index;
+	} else if (dist < s->second) {
+		s->second = dist;
+	}
+}
+
+ANNE_HOST_DEVICE static inline struct anne_best2d anne_best2d_merge(struct anne_best2d a, struct anne_best2d b)
+{
+	struct anne_best2d out;
+	int b_wins = b.best < a.best || (b.best == a.best && b.index < a.index);
+	struct anne_best2d win = b_wins ? b : a;
+	struct anne_best2d lose = b_wins ? a : b;
+	out.best = win.best;
+	out.index = win.index;
+	out.second = lose.best < win.second ? lose.best : win.second;
+	return out;
+}
+
+/* 1 when the double distances prove best's index is the exact argmin. */
+ANNE_HOST_DEVICE static inline int anne_best2d_resolved(const struct anne_best2d *s, int d)
+{
+	double margin = 2.0 * (d + 2) * 0x1p-53;
+	if (!(s->best < INFINITY))
+		return 0;
+	return s->second == INFINITY || s->second - s->best > margin * (s->second + s->best);
 }
 
 /* 2 (d+2) 2^-24, exact in float for d <= ANNE_MAX_DIM. */

@@ -5,7 +5,8 @@
  * computes an upper bound of ||x||, then per chunk of partitionings a
  * cuBLAS FP32 GEMM writes the tile S = C_chunk X^T (centres of a row
  * contiguous) and a segmented argmin kernel turns each psi-wide segment
- * into a cell and a recheck flag (anne_bound.h), then the cells go back.
+ * into a cell and a recheck flag (anne_bound.h: float decision, refined in
+ * double on the device where it is not conclusive), then the cells go back.
  * Consecutive batches alternate between two streams with their own
  * buffers, so one batch's copies overlap the other's compute.
  *
@@ -139,9 +140,11 @@ struct segment_job {
 	const float *qmax;      /* per partitioning of the chunk */
 	const float *cmax;
 	const float *row_norm; /* per row of the batch */
+	const float *rows;     /* the batch, rows x d, for the refinement */
+	const float *centres;  /* the chunk's parts*psi centres, x d */
 	uint32_t *cells;       /* batch output, rows x t */
 	uint8_t *recheck;
-	int rows, parts, psi, t, first_part;
+	int rows_n, parts, psi, t, d, first_part;
 	float beta, tau;
 };
 
@@ -155,10 +158,43 @@ __device__ static struct anne_best2 shuffle_state(struct anne_best2 s, int mask,
 	return o;
 }
 
+__device__ static struct anne_best2d shuffle_state_double(struct anne_best2d s, int mask, int width)
+{
+	struct anne_best2d o;
+	o.best = __shfl_xor_sync(full_warp, s.best, mask, width);
+	o.second = __shfl_xor_sync(full_warp, s.second, mask, width);
+	o.index = __shfl_xor_sync(full_warp, s.index, mask, width);
+	return o;
+}
+
+/*
+ * The refinement of an undecided segment (anne_bound.h): each lane takes
+ * its candidates in increasing index order, computes their distances in
+ * double, and the group merges. All lanes of the warp call this (it
+ * shuffles); lanes with `refine` 0 contribute nothing.
+ */
+template <int GROUP>
+__device__ static struct anne_best2d refine_segment(const struct segment_job &job, int refine, int lane,
+						    const float *score, const float *q, const float *x,
+						    const float *centres, float best, float bound)
+{
+	struct anne_best2d s;
+	anne_best2d_init(&s);
+	if (refine)
+		for (int j = lane; j < job.psi; j += GROUP)
+			if (anne_is_candidate(anne_score(q[j], score[j]), best, bound))
+				anne_best2d_add(&s, anne_sq_distance_double(x, centres + (size_t)j * job.d, job.d),
+						(uint32_t)j);
+	for (int mask = GROUP / 2; mask > 0; mask >>= 1)
+		s = anne_best2d_merge(s, shuffle_state_double(s, mask, GROUP));
+	return s;
+}
+
 /*
  * GROUP lanes scan one psi-wide segment (lane l takes every GROUP-th
  * element, or every GROUP-th float4 when VEC4), then merge their states by
- * butterfly shuffles; lane 0 writes the cell and the recheck flag. Every
+ * butterfly shuffles; segments the float scores leave undecided are
+ * refined in double; lane 0 writes the cell and the recheck flag. Every
  * lane of a warp reaches the shuffles, active or not.
  */
 template <int GROUP, bool VEC4>
@@ -167,42 +203,55 @@ __global__ void __launch_bounds__(256) segment_argmin_kernel(struct segment_job 
 	long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long segment = thread / GROUP;
 	int lane = threadIdx.x % GROUP;
-	int active = segment < (long long)job.rows * job.parts;
+	int active = segment < (long long)job.rows_n * job.parts;
 	int r = active ? (int)(segment / job.parts) : 0;
 	int kk = active ? (int)(segment % job.parts) : 0;
+	const float *score = job.scores + ((size_t)r * job.parts + kk) * job.psi;
+	const float *q = job.centre_sq + (size_t)kk * job.psi;
 	struct anne_best2 s;
 	anne_best2_init(&s);
 	if (active) {
-		const float *score = job.scores + ((size_t)r * job.parts + kk) * job.psi;
-		const float *q = job.centre_sq + (size_t)kk * job.psi;
 		if (VEC4) {
 			for (int j = 4 * lane; j < job.psi; j += 4 * GROUP) {
 				float4 g = *reinterpret_cast<const float4 *>(score + j);
 				float4 c = *reinterpret_cast<const float4 *>(q + j);
-				anne_best2_add(&s, c.x - 2.0f * g.x, (uint32_t)j);
-				anne_best2_add(&s, c.y - 2.0f * g.y, (uint32_t)j + 1);
-				anne_best2_add(&s, c.z - 2.0f * g.z, (uint32_t)j + 2);
-				anne_best2_add(&s, c.w - 2.0f * g.w, (uint32_t)j + 3);
+				anne_best2_add(&s, anne_score(c.x, g.x), (uint32_t)j);
+				anne_best2_add(&s, anne_score(c.y, g.y), (uint32_t)j + 1);
+				anne_best2_add(&s, anne_score(c.z, g.z), (uint32_t)j + 2);
+				anne_best2_add(&s, anne_score(c.w, g.w), (uint32_t)j + 3);
 			}
 		} else {
 			for (int j = lane; j < job.psi; j += GROUP)
-				anne_best2_add(&s, q[j] - 2.0f * score[j], (uint32_t)j);
+				anne_best2_add(&s, anne_score(q[j], score[j]), (uint32_t)j);
 		}
 	}
 	for (int mask = GROUP / 2; mask > 0; mask >>= 1)
 		s = anne_best2_merge(s, shuffle_state(s, mask, GROUP));
+
+	float bound = active ? anne_error_bound(job.beta, job.tau, job.qmax[kk], job.cmax[kk], job.row_norm[r]) : 0;
+	int recheck = active && anne_best2_needs_recheck(&s, bound);
+	uint32_t cell = s.index;
+	int refine = recheck && !s.nonfinite;
+	if (__any_sync(full_warp, refine)) {
+		const float *x = job.rows + (size_t)r * job.d;
+		const float *centres = job.centres + (size_t)kk * job.psi * job.d;
+		struct anne_best2d exact = refine_segment<GROUP>(job, refine, lane, score, q, x, centres, s.best, bound);
+		if (refine && anne_best2d_resolved(&exact, job.d)) {
+			recheck = 0;
+			cell = exact.index;
+		}
+	}
 	if (active && lane == 0) {
-		float bound = anne_error_bound(job.beta, job.tau, job.qmax[kk], job.cmax[kk], job.row_norm[r]);
 		size_t at = (size_t)r * job.t + job.first_part + kk;
-		job.cells[at] = s.index;
-		job.recheck[at] = (uint8_t)anne_best2_needs_recheck(&s, bound);
+		job.cells[at] = cell;
+		job.recheck[at] = (uint8_t)recheck;
 	}
 }
 
 template <int GROUP, bool VEC4>
 static void launch_group(const struct segment_job &job, cudaStream_t stream)
 {
-	long long threads = (long long)job.rows * job.parts * GROUP;
+	long long threads = (long long)job.rows_n * job.parts * GROUP;
 	unsigned blocks = (unsigned)((threads + threads_per_block - 1) / threads_per_block);
 	segment_argmin_kernel<GROUP, VEC4><<<blocks, threads_per_block, 0, stream>>>(job);
 }
@@ -519,12 +568,15 @@ static int launch_batch(const struct anne_gpu *g, struct anne_slot *s, int rows,
 		job.qmax = g->dev_qmax + k0;
 		job.cmax = g->dev_cmax + k0;
 		job.row_norm = s->dev_row_norm;
+		job.rows = s->dev_rows;
+		job.centres = chunk;
 		job.cells = s->dev_cells;
 		job.recheck = s->dev_recheck;
-		job.rows = rows;
+		job.rows_n = rows;
 		job.parts = parts;
 		job.psi = g->psi;
 		job.t = g->t;
+		job.d = g->d;
 		job.first_part = k0;
 		job.beta = g->beta;
 		job.tau = g->tau;

@@ -19,11 +19,13 @@
  * anne_gpu_map() maps count rows (row-major count x d dense floats) and
  * writes count*t cells, cells[i*t + k] for row i and partitioning k, and
  * count*t recheck flags. The scores are FP32 (cuBLAS pedantic FP32 GEMM,
- * no TF32); recheck[i*t + k] is 1 when the float scores cannot prove
- * that cells[i*t + k] is the exact argmin (best and second best closer
- * than the rigorous bound of anne_bound.h, exact ties, NaN or infinity);
- * the caller then recomputes those cells in double, e.g. with
- * anne_resolve_rechecks(). Where recheck is 0 the cell is exact. Rows
+ * no TF32); where best and second best are closer than the rigorous
+ * bound of anne_bound.h the device recomputes the few candidates in
+ * double. recheck[i*t + k] is 1 when neither proves that cells[i*t + k]
+ * is the exact argmin (exact ties, duplicated centres, gaps at the level
+ * of double rounding, NaN or infinity); the caller then recomputes those
+ * cells on the host, e.g. with anne_resolve_rechecks(). Where recheck is
+ * 0 the cell is the exact argmin. Rows
  * stream through pinned buffers in batches, so count is not limited by
  * GPU memory; the score tiles on the device stay within the tile budget
  * (256 MB unless anne_gpu_set_tile_budget() says otherwise). Returns 0,
