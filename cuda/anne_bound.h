@@ -30,9 +30,13 @@
  * in double (any order) carry a relative error below gamma_{d+2} in
  * double's unit 2^-53. If the two smallest, D1 < D2, satisfy
  * D2 - D1 > 2 (d+2) 2^-53 (D1 + D2), the smallest is the exact argmin.
- * What is still undecided (exact ties, duplicated centres, gaps at the
- * level of double rounding, any NaN or infinity) is flagged for recheck,
- * and anne_resolve_rechecks() recomputes it on the host in double.
+ * If no step of any candidate's distance rounded (checked with error-free
+ * transformations; typical of binary and integer features), the distances
+ * are exact and the lowest index among the smallest is the exact argmin,
+ * ties included. What is still undecided (ties or gaps at the level of
+ * double rounding among inexact distances, any NaN or infinity) is
+ * flagged for recheck, and anne_resolve_rechecks() recomputes it on the
+ * host in double.
  *
  * The static inline functions below are compiled both into the CUDA
  * kernel and into the host tests, so the tests exercise the very decisions
@@ -138,14 +142,31 @@ ANNE_HOST_DEVICE static inline int anne_is_candidate(float score, float best, fl
 	return score - best <= 2.0f * bound;
 }
 
-/* sum (x_i - c_i)^2 in double; the device's refinement distance. */
-ANNE_HOST_DEVICE static inline double anne_sq_distance_double(const float *x, const float *c, int d)
+/* The rounding error of s = fl(a + b): a + b - s exactly (Knuth's TwoSum). */
+ANNE_HOST_DEVICE static inline double anne_two_sum_error(double a, double b, double s)
+{
+	double b_part = s - a;
+	double a_part = s - b_part;
+	return (a - a_part) + (b - b_part);
+}
+
+/* sum (x_i - c_i)^2 in double, the refinement's distance; *exact is 1 when
+ * no subtraction, square or addition rounded, i.e. the result is exact. */
+ANNE_HOST_DEVICE static inline double anne_sq_distance_double(const float *x, const float *c, int d, int *exact)
 {
 	double sum = 0;
+	int rounded = 0;
 	for (int i = 0; i < d; i++) {
-		double diff = (double)x[i] - (double)c[i];
-		sum = fma(diff, diff, sum);
+		double a = (double)x[i], minus_b = -(double)c[i];
+		double diff = a + minus_b;
+		double square = diff * diff;
+		double next = sum + square;
+		rounded |= anne_two_sum_error(a, minus_b, diff) != 0;
+		rounded |= fma(diff, diff, -square) != 0;
+		rounded |= anne_two_sum_error(sum, square, next) != 0;
+		sum = next;
 	}
+	*exact = !rounded;
 	return sum;
 }
 
@@ -154,6 +175,7 @@ struct anne_best2d {
 	double best;
 	double second;
 	uint32_t index;
+	int inexact; /* some candidate's distance was rounded */
 };
 
 ANNE_HOST_DEVICE static inline void anne_best2d_init(struct anne_best2d *s)
@@ -161,11 +183,13 @@ ANNE_HOST_DEVICE static inline void anne_best2d_init(struct anne_best2d *s)
 	s->best = INFINITY;
 	s->second = INFINITY;
 	s->index = 0;
+	s->inexact = 0;
 }
 
 /* Distances must arrive in increasing index order within one state. */
-ANNE_HOST_DEVICE static inline void anne_best2d_add(struct anne_best2d *s, double dist, uint32_t index)
+ANNE_HOST_DEVICE static inline void anne_best2d_add(struct anne_best2d *s, double dist, int exact, uint32_t index)
 {
+	s->inexact |= !exact;
 	if (dist < s->best) {
 		s->second = s->best;
 		s->best = dist;
@@ -184,15 +208,19 @@ ANNE_HOST_DEVICE static inline struct anne_best2d anne_best2d_merge(struct anne_
 	out.best = win.best;
 	out.index = win.index;
 	out.second = lose.best < win.second ? lose.best : win.second;
+	out.inexact = a.inexact | b.inexact;
 	return out;
 }
 
-/* 1 when the double distances prove best's index is the exact argmin. */
+/* 1 when the double distances prove best's index is the exact argmin:
+ * all exact, or the two smallest apart beyond double rounding. */
 ANNE_HOST_DEVICE static inline int anne_best2d_resolved(const struct anne_best2d *s, int d)
 {
 	double margin = 2.0 * (d + 2) * 0x1p-53;
 	if (!(s->best < INFINITY))
 		return 0;
+	if (!s->inexact)
+		return 1;
 	return s->second == INFINITY || s->second - s->best > margin * (s->second + s->best);
 }
 

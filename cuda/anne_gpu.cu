@@ -164,6 +164,7 @@ __device__ static struct anne_best2d shuffle_state_double(struct anne_best2d s, 
 	o.best = __shfl_xor_sync(full_warp, s.best, mask, width);
 	o.second = __shfl_xor_sync(full_warp, s.second, mask, width);
 	o.index = __shfl_xor_sync(full_warp, s.index, mask, width);
+	o.inexact = __shfl_xor_sync(full_warp, s.inexact, mask, width);
 	return o;
 }
 
@@ -181,10 +182,13 @@ __device__ static struct anne_best2d refine_segment(const struct segment_job &jo
 	struct anne_best2d s;
 	anne_best2d_init(&s);
 	if (refine)
-		for (int j = lane; j < job.psi; j += GROUP)
-			if (anne_is_candidate(anne_score(q[j], score[j]), best, bound))
-				anne_best2d_add(&s, anne_sq_distance_double(x, centres + (size_t)j * job.d, job.d),
-						(uint32_t)j);
+		for (int j = lane; j < job.psi; j += GROUP) {
+			if (!anne_is_candidate(anne_score(q[j], score[j]), best, bound))
+				continue;
+			int exact;
+			double dist = anne_sq_distance_double(x, centres + (size_t)j * job.d, job.d, &exact);
+			anne_best2d_add(&s, dist, exact, (uint32_t)j);
+		}
 	for (int mask = GROUP / 2; mask > 0; mask >>= 1)
 		s = anne_best2d_merge(s, shuffle_state_double(s, mask, GROUP));
 	return s;
