@@ -3,8 +3,9 @@
  *
  * Per batch of rows: upload (pinned buffer, async copy), one warp per row
  * computes an upper bound of ||x||, then per chunk of partitionings a
- * cuBLAS FP32 GEMM writes the tile S = C_chunk X^T (centres of a row
- * contiguous) and a segmented argmin kernel turns each psi-wide segment
+ * cuBLAS FP32 GEMM writes the score tile X C_chunk^T (row-major, so a
+ * row's scores are contiguous) and a segmented argmin kernel turns each
+ * psi-wide segment
  * into a cell and a recheck flag (anne_bound.h: float decision, refined in
  * double on the device where it is not conclusive), then the cells go back.
  * Consecutive batches alternate between two streams with their own
