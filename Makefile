@@ -74,5 +74,68 @@ install: all
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/liblinear.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' liblinear/liblinear.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear.pc
 
+# ---- GPU aNNE mapper (cuda/, owned by the cuda branch) ----------------------
+# nvcc is taken from the PATH or /usr/local/cuda/bin; `make NVCC=` builds the
+# CPU-only library instead (anne_gpu_none.c: 0 devices, create says why).
+# Programs that map on the GPU link $(GPU_LIB) $(GPU_LDLIBS): cudart is
+# static and cuBLAS is opened at run time, so they start without CUDA.
+ifeq ($(origin NVCC),undefined)
+NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+endif
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3
+GPU_LIB = cuda/libanne_gpu.a
+GPU_HDR = $(wildcard cuda/*.h)
+GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
+ifneq ($(strip $(NVCC)),)
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
+GPU_FLAVOUR = cuda
+GPU_OBJ = cuda/anne_gpu.o
+GPU_LDLIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lpthread -lrt -lstdc++
+ALL_NVCCFLAGS = -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall,-Wextra -DANNE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"' $(NVCCFLAGS)
+else
+GPU_FLAVOUR = none
+GPU_OBJ = cuda/anne_gpu_none.o
+GPU_LDLIBS =
+endif
+# test_anne_gpu links check statically so it can be carried to a GPU machine
+# that has no libcheck.
+CHECK_STATIC_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic -lrt -lm
+
+.PHONY: gpu-lib bench-gpu FORCE
+
+all: $(GPU_LIB)
+
+gpu-lib: $(GPU_LIB)
+
+cuda/%.o: cuda/%.c $(GPU_HDR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+cuda/anne_gpu.o: cuda/anne_gpu.cu $(GPU_HDR)
+	$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
+
+# Remembers which flavour the library was built as, so that switching
+# between `make` and `make NVCC=` rebuilds it.
+cuda/flavour: FORCE
+	@echo $(GPU_FLAVOUR) | cmp -s - $@ || echo $(GPU_FLAVOUR) > $@
+
+$(GPU_LIB): $(GPU_HOST_OBJ) $(GPU_OBJ) cuda/flavour
+	rm -f $@
+	ar rcs $@ $(GPU_HOST_OBJ) $(GPU_OBJ)
+
+tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c tests/unit/unit.h $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Icuda -o $@ $< $(GPU_LIB) $(LIB_A) $(CHECK_STATIC_LIBS) $(GPU_LDLIBS) $(LDLIBS)
+
+# The benchmark calls cuBLAS itself (the plain SGEMM it compares with).
+bench/gpu_map: bench/gpu_map.c $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+	@test -n "$(strip $(NVCC))" || { echo "bench-gpu needs nvcc (CUDA toolkit)"; exit 1; }
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -I$(CUDA_HOME)/include -o $@ $< $(GPU_LIB) $(LIB_A) -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas $(GPU_LDLIBS) $(LDLIBS)
+
+bench-gpu: bench/gpu_map
+	./bench/gpu_map
+# ---- end of the GPU block ----------------------------------------------------
+
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
+	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map
