@@ -49,6 +49,28 @@ predict: liblinear/predict.o $(LIB_A)
 tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
+# ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+IKMAP_A = ikmap/libikmap.a
+IKMAP_SRC = $(wildcard ikmap/*.c)
+IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
+IKMAP_HDR = $(wildcard ikmap/*.h)
+IKMAP_LIBS = -lopenblas
+
+ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -c -o $@ $<
+
+$(IKMAP_A): $(IKMAP_OBJ)
+	rm -f $@
+	ar rcs $@ $(IKMAP_OBJ)
+
+IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
+
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+
+all lib: $(IKMAP_A)
+# ---- end ikmap ----
+
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
@@ -76,3 +98,4 @@ install: all
 
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
+	rm -f ikmap/*.o $(IKMAP_A)
