@@ -389,6 +389,21 @@ def test_predict_refuses_malformed_trailer(heart_ik, binaries, tmp_path):
     refused(binaries, heart, model, tmp_path, "ERROR:", "malformed")
 
 
+def test_predict_stops_at_a_bad_line_after_the_first_batch(heart_ik, binaries, tmp_path):
+    """Rows are mapped 4096 at a time; a bad line in the second batch still
+    fails the whole run, with upstream's message and no output file."""
+    heart, model, _ = heart_ik
+    rows = heart.read_text().splitlines() * 20
+    rows[4999] = "+1 3:1 2:1"
+    test = tmp_path / "t"
+    test.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    r = ol.run([binaries[1], test, model, out])
+    assert r.returncode == 1
+    assert r.stderr.startswith("Wrong input format at line 5000")
+    assert not out.exists()
+
+
 def test_model_and_partitioning_move_together(heart_ik, binaries, tmp_path):
     """The trailer names the .ik relative to the model's folder."""
     heart, model, ik = heart_ik
