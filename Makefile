@@ -1,4 +1,4 @@
-# LIBLINEAR-IK build. `make` builds train, predict and the library;
+# LIBLINEAR-IK build. `make` builds train, predict, ikmap-tool and the library;
 # `make check` runs every test; `make demo`, `make bench`, `make install`.
 
 CC ?= cc
@@ -13,7 +13,7 @@ PYTHON ?= python3
 SHVER = 6
 LIB_SO = liblinear/liblinear.so.$(SHVER)
 LIB_A = liblinear/liblinear.a
-PROGRAMS = train predict
+PROGRAMS = train predict ikmap-tool
 
 CLI_SRC = liblinear/train.c liblinear/predict.c
 LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
@@ -40,14 +40,62 @@ $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
-train: liblinear/train.o $(LIB_A)
-	$(CC) -o $@ liblinear/train.o $(LIB_A) $(LDLIBS)
-
-predict: liblinear/predict.o $(LIB_A)
-	$(CC) -o $@ liblinear/predict.o $(LIB_A) $(LDLIBS)
 
 tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
+
+# ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+IKMAP_A = ikmap/libikmap.a
+IKMAP_SRC = $(wildcard ikmap/*.c)
+IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
+IKMAP_HDR = $(wildcard ikmap/*.h)
+IKMAP_LIBS = -lopenblas
+
+ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -c -o $@ $<
+
+$(IKMAP_A): $(IKMAP_OBJ)
+	rm -f $@
+	ar rcs $@ $(IKMAP_OBJ)
+
+IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
+
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+
+all lib: $(IKMAP_A)
+# ---- end ikmap ----
+
+# ---- ik: the Isolation Kernel in the programs (train -k, predict, ikmap-tool) ----
+# The library folder ikmap/ holds the name ./ikmap, so the tool is ikmap-tool.
+IKMAP_TOOL = ikmap-tool
+IK_TOOL_SRC = ik/ikmap_main.c
+IK_SRC = $(filter-out $(IK_TOOL_SRC), $(wildcard ik/*.c))
+IK_OBJ = $(IK_SRC:.c=.o)
+IK_HDR = $(wildcard ik/*.h)
+IK_CFLAGS = -Iliblinear -Iikmap -Iik
+PROGRAM_LIBS = $(IK_OBJ) $(IKMAP_A) $(LIB_A)
+
+ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
+
+$(CLI_SRC:.c=.o): liblinear/%.o: liblinear/%.c $(LIB_HDR) $(IK_HDR) $(IKMAP_HDR)
+	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
+
+train: liblinear/train.o $(PROGRAM_LIBS)
+	$(CC) -o $@ liblinear/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+predict: liblinear/predict.o $(PROGRAM_LIBS)
+	$(CC) -o $@ liblinear/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_LIBS)
+	$(CC) -o $@ ik/ikmap_main.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
+
+$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_LIBS)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+# ---- end ik ----
 
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
@@ -68,6 +116,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 train $(DESTDIR)$(PREFIX)/bin/train
 	install -m 755 predict $(DESTDIR)$(PREFIX)/bin/predict
+	install -m 755 $(IKMAP_TOOL) $(DESTDIR)$(PREFIX)/bin/$(IKMAP_TOOL)
 	install -m 644 liblinear/linear.h $(DESTDIR)$(PREFIX)/include/linear.h
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/liblinear.so.$(SHVER)
 	ln -sf liblinear.so.$(SHVER) $(DESTDIR)$(PREFIX)/lib/liblinear.so
@@ -139,3 +188,4 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o
