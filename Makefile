@@ -1,4 +1,4 @@
-# LIBLINEAR-IK build. `make` builds train, predict, ikmap-tool and the library;
+# LIBLINEAR-IK build. `make` builds train, predict, ikmap/ikmap and the library;
 # `make check` runs every test; `make demo`, `make bench`, `make install`.
 
 CC ?= cc
@@ -13,7 +13,7 @@ PYTHON ?= python3
 SHVER = 6
 LIB_SO = liblinear/liblinear.so.$(SHVER)
 LIB_A = liblinear/liblinear.a
-PROGRAMS = train predict ikmap-tool
+PROGRAMS = train predict ikmap/ikmap
 
 CLI_SRC = liblinear/train.c liblinear/predict.c
 LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
@@ -66,9 +66,10 @@ $(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LI
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
 
-# ---- ik: the Isolation Kernel in the programs (train -k, predict, ikmap-tool) ----
-# The library folder ikmap/ holds the name ./ikmap, so the tool is ikmap-tool.
-IKMAP_TOOL = ikmap-tool
+# ---- ik: the Isolation Kernel in the programs (train -k, predict, ikmap) ----
+# The ikmap command is built inside the library's folder (./ikmap is that
+# folder) and installed as $(PREFIX)/bin/ikmap.
+IKMAP_TOOL = ikmap/ikmap
 IK_TOOL_SRC = ik/ikmap_main.c
 IK_SRC = $(filter-out $(IK_TOOL_SRC), $(wildcard ik/*.c))
 IK_OBJ = $(IK_SRC:.c=.o)
@@ -116,7 +117,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 train $(DESTDIR)$(PREFIX)/bin/train
 	install -m 755 predict $(DESTDIR)$(PREFIX)/bin/predict
-	install -m 755 $(IKMAP_TOOL) $(DESTDIR)$(PREFIX)/bin/$(IKMAP_TOOL)
+	install -m 755 $(IKMAP_TOOL) $(DESTDIR)$(PREFIX)/bin/ikmap
 	install -m 644 liblinear/linear.h $(DESTDIR)$(PREFIX)/include/linear.h
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/liblinear.so.$(SHVER)
 	ln -sf liblinear.so.$(SHVER) $(DESTDIR)$(PREFIX)/lib/liblinear.so

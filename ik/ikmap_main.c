@@ -1,13 +1,13 @@
 /*
- * ikmap_main.c - the `ikmap-tool` command: build a partitioning file, map
+ * ikmap_main.c - the `ikmap` command: build a partitioning file, map
  * LIBSVM rows through one, or print Isolation Kernel values.
  *
- *   ikmap-tool -k type [-t T] [-g psi] [-r seed] [-S 0|1] [-m threads] data partitioning_file
- *   ikmap-tool [-m threads] partitioning_file < in > out
- *   ikmap-tool -K [-m threads] partitioning_file file_x [file_y]
+ *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1] [-m threads] data partitioning_file
+ *   ikmap [-m threads] partitioning_file < in > out
+ *   ikmap -K [-m threads] partitioning_file file_x [file_y]
  *
  * Building uses the same defaults and code as train -k, so `train -k` and
- * `ikmap-tool` + upstream `train` on its output agree. Mapping streams:
+ * `ikmap` + upstream `train` on its output agree. Mapping streams:
  * IK_BATCH_ROWS rows at a time, each written as the row a -k model sees
  * (ik_batch.h), values printed with %.17g so they read back exactly.
  * The kernel mode holds the cells of file_y (t small integers a row) and
@@ -25,9 +25,9 @@
 #include "reader.h"
 
 static const char usage_format[] =
-	"Usage: ikmap-tool -k type [options] data_file partitioning_file\n"
-	"       ikmap-tool [-m threads] partitioning_file < data_file > mapped_file\n"
-	"       ikmap-tool -K [-m threads] partitioning_file file_x [file_y]\n"
+	"Usage: ikmap -k type [options] data_file partitioning_file\n"
+	"       ikmap [-m threads] partitioning_file < data_file > mapped_file\n"
+	"       ikmap -K [-m threads] partitioning_file file_x [file_y]\n"
 	"The first form builds an Isolation Kernel partitioning of data_file (LIBSVM format)\n"
 	"as train -k does; the second maps each row read from stdin to the row that a model\n"
 	"trained with -k sees (\"label index:value ...\"); the third prints K(x, y) for every\n"

@@ -1,7 +1,7 @@
-"""train -k, predict on -k models, and ikmap-tool, end to end.
+"""train -k, predict on -k models, and ikmap, end to end.
 
 The independent expectations: upstream LIBLINEAR 2.50 (through its Python
-interface) on the rows `ikmap-tool` prints, which must be exactly what a -k
+interface) on the rows `ikmap` prints, which must be exactly what a -k
 model sees; our own plain train on those rows; the kernel's definition
 K(x, y) = fraction of partitionings where x and y share a cell; and the
 accuracies measured on held-out test sets (a9a, dna)."""
@@ -18,7 +18,10 @@ from liblinear.liblinear import parameter, problem
 from liblinear.liblinearutil import load_model, save_model
 from liblinear.liblinearutil import train as upstream_train
 
-IKMAP_TOOL = ol.BIN_DIR / "ikmap-tool"
+# In the build tree the command is ikmap/ikmap; installed, bin/ikmap.
+IKMAP_TOOL = ol.BIN_DIR / "ikmap"
+if IKMAP_TOOL.is_dir():
+    IKMAP_TOOL = IKMAP_TOOL / "ikmap"
 TRAILER = re.compile(r"^ik_partitioning ([0-9a-f]{16}) (.+)$")
 TRAIN_USAGE = "Usage: train [options] training_set_file [model_file]\noptions:\n"
 
@@ -43,7 +46,7 @@ def predict_ok(binaries, test_path, model, out, options=""):
 
 
 def map_rows(tool, partitioning, data_path, out):
-    """ikmap-tool's map mode: data_path on stdin, the mapped rows to out."""
+    """ikmap's map mode: data_path on stdin, the mapped rows to out."""
     with open(data_path) as src, open(out, "w") as dst:
         r = subprocess.run([str(tool), str(partitioning)], stdin=src, stdout=dst,
             stderr=subprocess.PIPE, text=True, timeout=300)
@@ -103,7 +106,7 @@ def test_a9a_model_is_upstream_readable_and_named(a9a_lr):
 
 def test_upstream_predicts_our_output_on_mapped_rows(a9a_lr, upstream, tool, tmp_path):
     """Upstream's load_model reads our -k model (the trailer is ignored), and
-    predicting on the rows ikmap-tool prints gives exactly our predict -b 1
+    predicting on the rows ikmap prints gives exactly our predict -b 1
     output: labels and probabilities, character for character."""
     model, test_path, _, lines = a9a_lr
     mapped = map_rows(tool, model.parent / "a9a.model.ik", test_path, tmp_path / "mapped")
@@ -145,7 +148,7 @@ def objective_and_gap(solver, w, t, X, costs, eps):
 @pytest.mark.parametrize("options", [
     "-s 0 -c 1", "-s 2 -c 0.5 -B 1", "-s 0 -c 2 -w1 3 -B 1", "-k iforest -s 2 -c 1"])
 def test_same_model_as_upstream_on_mapped_rows(options, data, binaries, tool, tmp_path):
-    """train -k on heart is upstream's training on ikmap-tool's rows: with
+    """train -k on heart is upstream's training on ikmap's rows: with
     f 1-strongly convex, ||w_ours - w_up|| <= sqrt(2 gap_ours) + sqrt(2 gap_up),
     and both objectives lie within their gap bounds of each other."""
     kernel = "" if "-k" in options else "-k anne "
@@ -230,7 +233,7 @@ def test_one_class(data, binaries, tmp_path):
 # --------------------------------------------------------------- -v and -C
 
 def test_cross_validation_is_plain_cv_on_mapped_rows(data, binaries, tool, tmp_path):
-    """train -k -v 5 equals plain train -v 5 on ikmap-tool's rows of the same
+    """train -k -v 5 equals plain train -v 5 on ikmap's rows of the same
     map (same folds, same rows), and writes no model and no .ik."""
     heart = data("heart", "heart.all")
     train_ok(binaries, "-k anne -g 32", heart, tmp_path / "m")
@@ -253,7 +256,7 @@ BEST_LINE = re.compile(r"^Best psi = (\d+)  Best C = (\S+)  CV accuracy = (\S+)%
 def test_parameter_search_over_psi_and_C(data, binaries, tool, tmp_path):
     """-C -k: one line per psi = 4..256 (heart has 270 rows), the best line is
     the best of them (first on ties), and each psi's line equals plain -C on
-    ikmap-tool's rows of that psi's map. No model, no .ik."""
+    ikmap's rows of that psi's map. No model, no .ik."""
     heart = data("heart", "heart.all")
     r = ol.run([binaries[0], "-C", "-k", "anne", "-s", "0", heart], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -456,7 +459,7 @@ def test_options_without_k_are_ignored(data, binaries, tmp_path):
 # ------------------------------------------------------------- the kernel
 
 def test_kernel_values(data, tool, tmp_path):
-    """ikmap-tool -K: K(x, x) = 1, symmetric, and K(x, y) is the fraction of
+    """ikmap -K: K(x, x) = 1, symmetric, and K(x, y) is the fraction of
     partitionings in which the mapped rows share a cell (their dot product
     in the mapped space, where every value is 1/sqrt(t))."""
     heart = data("heart", "heart.all")
@@ -540,7 +543,7 @@ def test_usage_lists_the_ik_options(binaries, tool):
     r = ol.run([binaries[1]])
     assert r.returncode == 1 and "-m threads" in r.stdout and "-d device" in r.stdout
     r = ol.run([tool])
-    assert r.returncode == 1 and r.stdout.startswith("Usage: ikmap-tool")
+    assert r.returncode == 1 and r.stdout.startswith("Usage: ikmap")
 
 
 @pytest.mark.parametrize("args,message", [
@@ -553,7 +556,7 @@ def test_tool_bad_usage(args, message, tool, tmp_path):
     r = ol.run([tool, *args], cwd=tmp_path)
     assert r.returncode == 1
     assert message in r.stderr
-    assert r.stdout.startswith("Usage: ikmap-tool")
+    assert r.stdout.startswith("Usage: ikmap")
 
 
 def test_tool_errors(data, tool, tmp_path):
