@@ -182,6 +182,25 @@ def report(store, rows, value_psi):
 				len(full), title, "; ".join("%d: %.2f / %.2f" % (p, summ[p][0], summ[p][1]) for p in psis)))
 			L.append("Best: **psi = %d**. Datasets: %s." % (best_psi(summ), ", ".join(full)))
 			L.append("")
+		L.append("Regret of a fixed psi: mean over datasets of (that dataset's best CV accuracy - CV accuracy at "
+			"psi), over the datasets with at least psi training rows (psi above the rows is an error):")
+		L.append("")
+		L.append("| psi | " + " | ".join(str(p) for p in PSIS) + " |")
+		L.append("|---|" + "---|" * len(PSIS))
+		reg, cnt = [], []
+		for p in PSIS:
+			r = []
+			for s in PSI_SETS:
+				accs = [store.get("psi/%s/%s/%d" % (kernel, s, q)) for q in PSIS]
+				accs = [a["acc"] for a in accs if a]
+				m = store.get("psi/%s/%s/%d" % (kernel, s, p))
+				if m and accs:
+					r.append(max(accs) - m["acc"])
+			reg.append("%.2f" % statistics.mean(r) if r else "")
+			cnt.append(str(len(r)))
+		L.append("| mean regret (points) | " + " | ".join(reg) + " |")
+		L.append("| datasets | " + " | ".join(cnt) + " |")
+		L.append("")
 	L.append("## aNNE scaling: -S 1 against -S 0 (t = 100, C = 1, -s 1)")
 	L.append("")
 	L.append("| dataset | rows | " + " | ".join("psi %d: -S 0 / -S 1" % p for p in SCALE_PSIS) + " |")
