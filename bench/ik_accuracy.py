@@ -25,6 +25,7 @@ those there; --fresh starts over) and bench/results/ik-accuracy.md.
 import argparse
 import json
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,8 @@ def parse_args():
 	p.add_argument("--choice-rows", type=int, default=2500)
 	p.add_argument("--sets", default=",".join(SETS))
 	p.add_argument("--methods", default=",".join(METHODS))
+	p.add_argument("--ikpykit-timeout", type=int, default=90,
+		help="seconds before an ikpykit run is stopped and reported as slower than that")
 	p.add_argument("--fresh", action="store_true")
 	p.add_argument("--report-only", action="store_true")
 	return p.parse_args()
@@ -150,13 +153,27 @@ def ikpykit_run(f, kernel, psi, c):
 	return {"acc": acc, "s": fit_s, "psi": psi, "C": c / T}
 
 
-def measure(store, key, fn):
+class TimeLimit(Exception):
+	pass
+
+
+def on_alarm(signum, frame):
+	raise TimeLimit()
+
+
+def measure(store, key, fn, limit=0):
 	if key in store:
 		return
+	signal.signal(signal.SIGALRM, on_alarm)
+	signal.alarm(limit)
 	try:
 		r = fn()
+	except TimeLimit:
+		r = {"timeout": limit}
 	except Exception as e:  # recorded in the table: why a method has no number
 		r = {"error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+	finally:
+		signal.alarm(0)
 	r["load"] = round(C.load_average(), 2)
 	store[key] = r
 	OUT_JSON.write_text(json.dumps(store, indent=1, sort_keys=True))
@@ -180,7 +197,7 @@ def run(store, args):
 			ours = store.get("%s/ik-%s" % (name, kernel), {})
 			if "ikpykit-" + kernel in methods and "psi" in ours:
 				measure(store, "%s/ikpykit-%s" % (name, kernel),
-					lambda: ikpykit_run(f, kernel, ours["psi"], ours["C"]))
+					lambda: ikpykit_run(f, kernel, ours["psi"], ours["C"]), args.ikpykit_timeout)
 
 
 def cell(r):
@@ -188,6 +205,8 @@ def cell(r):
 		return "not run"
 	if "error" in r:
 		return "failed (see notes)"
+	if "timeout" in r:
+		return "stopped after %d s" % r["timeout"]
 	return "%.2f" % r["acc"]
 
 
@@ -244,7 +263,9 @@ def report(store, args):
 		cells = []
 		for m in METHODS:
 			r = store.get("%s/%s" % (name, m), {})
-			if "s" not in r:
+			if "timeout" in r and base:
+				cells.append("> %d (> %.0fx)" % (r["timeout"], r["timeout"] / base))
+			elif "s" not in r:
 				cells.append("")
 			elif base:
 				cells.append("%.2f (%.2fx)" % (r["s"], r["s"] / base))

@@ -6,8 +6,8 @@
  *   FILE: LIBSVM rows (labels ignored); METHOD: anne or iforest;
  *   PATH: auto, dense or sparse (aNNE); REPS: repetitions (best is kept).
  * Prints one line of key=value pairs: rows, dim, build_s (ikmap_build),
- * map_s (ikmap_map of every row, THREADS threads, best of REPS), and for
- * aNNE sgemm_s: the best of REPS calls of cblas_sgemm with OpenBLAS set
+ * map_s (ikmap_map of every row, THREADS threads, best of REPS), and on
+ * the dense aNNE path sgemm_s: the best of REPS calls of cblas_sgemm with OpenBLAS set
  * to THREADS threads, C[rows x t*psi] = A[rows x dim] B[dim x t*psi].
  * A benchmark aid (bench/ik_mapping.py drives it), not part of the
  * library.
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	}
 	printf("rows=%zu dim=%d path=%s build_s=%.6f map_s=%.6f", d.count, d.dim,
 		ikmap_path(map) == IKMAP_PATH_DENSE ? "dense" : "sparse", build_s, map_s);
-	if (params.method == IKMAP_ANNE)
+	if (ikmap_path(map) == IKMAP_PATH_DENSE)
 		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
 			params.threads, reps));
 	printf("\n");
