@@ -222,6 +222,9 @@ def report(store, args):
 		"for ijcnn1, cod-rna, letter and covtype. Nystroem/RBFSampler: n_components = 100, gamma and C by "
 		"5-fold CV on the same subsample. ikpykit: IsoKernel at our psi and t, LinearSVC with C/t "
 		"(equivalent scaling), no intercept, primal." % args.choice_rows)
+	missing = [n for n in SETS if not all("%s/%s" % (n, m) in store for m in METHODS)]
+	if missing:
+		L.append("- **Partial**: not (fully) measured yet: %s." % ", ".join(missing))
 	L.append("")
 	L.append("| dataset | train/test rows | " + " | ".join(METHODS) + " | target |")
 	L.append("|---|---|" + "---|" * (len(METHODS) + 1))
