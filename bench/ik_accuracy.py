@@ -55,6 +55,8 @@ def parse_args():
 	p.add_argument("--methods", default=",".join(METHODS))
 	p.add_argument("--ikpykit-timeout", type=int, default=90,
 		help="seconds before an ikpykit run is stopped and reported as slower than that")
+	p.add_argument("--tag", default="",
+		help="write ik-accuracy-TAG.json/.md instead (e.g. a run with other --choice-rows)")
 	p.add_argument("--fresh", action="store_true")
 	p.add_argument("--report-only", action="store_true")
 	return p.parse_args()
@@ -230,13 +232,15 @@ def report(store, args):
 		"for ijcnn1, cod-rna, letter and covtype. Nystroem/RBFSampler: n_components = 100, gamma and C by "
 		"5-fold CV on the same subsample. ikpykit: IsoKernel at our psi and t, LinearSVC with C/t "
 		"(equivalent scaling), no intercept, primal." % args.choice_rows)
-	missing = [n for n in SETS if not all("%s/%s" % (n, m) in store for m in METHODS)]
+	sets = args.sets.split(",")
+	methods = [m for m in METHODS if m in args.methods.split(",")]
+	missing = [n for n in sets if not all("%s/%s" % (n, m) in store for m in methods)]
 	if missing:
 		L.append("- **Partial**: not (fully) measured yet: %s." % ", ".join(missing))
 	L.append("")
 	L.append("| dataset | train/test rows | " + " | ".join(METHODS) + " | target |")
 	L.append("|---|---|" + "---|" * (len(METHODS) + 1))
-	for name in SETS:
+	for name in sets:
 		rows = store.get("rows/" + name)
 		if not rows:
 			continue
@@ -248,7 +252,7 @@ def report(store, args):
 	L.append("")
 	L.append("| dataset | ik-anne psi, C (CV) | ik-iforest psi, C (CV) | linear C (CV) | nystroem gamma, C | rbfsampler gamma, C |")
 	L.append("|---|---|---|---|---|---|")
-	for name in SETS:
+	for name in sets:
 		if not store.get("rows/" + name):
 			continue
 		parts = []
@@ -267,7 +271,7 @@ def report(store, args):
 	L.append("")
 	L.append("| dataset | " + " | ".join(METHODS) + " |")
 	L.append("|---|" + "---|" * len(METHODS))
-	for name in SETS:
+	for name in sets:
 		if not store.get("rows/" + name):
 			continue
 		base = store.get(name + "/ik-anne", {}).get("s")
@@ -296,7 +300,11 @@ def report(store, args):
 
 
 def main():
+	global OUT_JSON, OUT_MD
 	args = parse_args()
+	if args.tag:
+		OUT_JSON = OUT_JSON.with_name("ik-accuracy-%s.json" % args.tag)
+		OUT_MD = OUT_MD.with_name("ik-accuracy-%s.md" % args.tag)
 	store = {} if args.fresh or not OUT_JSON.exists() else json.loads(OUT_JSON.read_text())
 	if not args.report_only:
 		run(store, args)
