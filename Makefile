@@ -128,6 +128,7 @@ bench/cells_train: bench/cells_train.c $(LIB_HDR) $(LIB_A)
 bench-ik: all bench/ik_mapping bench/lib_train bench/cells_train
 	$(PYTHON) bench/ik_defaults.py
 	$(PYTHON) bench/ik_accuracy.py
+	$(PYTHON) bench/ik_accuracy.py --tag choice8000 --choice-rows 8000 --methods ik-anne,ik-iforest
 	$(PYTHON) bench/ik_mapping.py
 	$(PYTHON) bench/ik_training.py
 
