@@ -174,8 +174,8 @@ def report(res):
 	L.append("ikpykit's iForest is not the same partitioning: it grows each tree only to depth ceil(log2 psi) "
 		"(sklearn's random trees with max_depth), so its leaves hold several points, while ours grows every "
 		"tree until each sampled point is isolated (the Isolation Kernel papers' definition); a deeper tree "
-		"costs more to build and to descend. On the synthetic 784-dim set (20%% nonzeros) the cost model "
-		"picks the sparse aNNE path, which is slower here than the dense one (see the first table).")
+		"costs more to build and to descend. On the synthetic 784-dim set (20% nonzeros) the cost model "
+		"picks the sparse aNNE path (compare with the dense path's time in the first table).")
 	L.append("")
 	L.append("## Sparse map: synthetic url-like, 20000 rows, 1M dims, ~100 nonzeros a row")
 	L.append("")
