@@ -207,7 +207,10 @@ def report(res, args):
 		"holds the raw rows and the map while it maps: the dense aNNE path keeps a float centre matrix of "
 		"t*psi*(d+1)*4 bytes (a9a: 3.2 MB at psi = 64, 51 MB at psi = 1024) and its mapping GEMM "
 		"(rows x (d+1) x t*psi) is most of that process's time at psi = 1024, so there `train -k` is larger "
-		"than upstream trained on a file mapped beforehand (whose mapping cost is not counted).")
+		"than upstream trained on a file mapped beforehand (whose mapping cost is not counted). Training "
+		"itself holds the cells twice: train_rows() groups the rows by class with rows_subset(), which for "
+		"cell rows copies the cells (for feature_node rows only the row pointers); without that copy "
+		"`cells_train` would need about t*2 bytes a row less (a9a: 6.2 MB).")
 	L.append("")
 	OUT_MD.write_text("\n".join(L) + "\n")
 	print("wrote", OUT_MD)
