@@ -6,36 +6,9 @@ import numpy as np
 import pytest
 
 import oracle_lib as ol
-from liblinear.liblinear import PRINT_STRING_FUN, model, parameter, problem
+from liblinear.liblinear import parameter, problem
 from liblinear.liblinear import liblinear as upstream_lib
 from liblinear.liblinearutil import svm_read_problem
-
-OUR_LIB = ol.REPO / "liblinear" / "liblinear.so.6"
-
-
-@pytest.fixture(scope="module")
-def ours():
-    if not OUR_LIB.exists():
-        pytest.fail(f"{OUR_LIB} is not built; run make first")
-    lib = ctypes.CDLL(str(OUR_LIB))
-    lib.train.restype = ctypes.POINTER(model)
-    lib.train.argtypes = [ctypes.POINTER(problem), ctypes.POINTER(parameter)]
-    lib.check_parameter.restype = ctypes.c_char_p
-    lib.check_parameter.argtypes = [ctypes.POINTER(problem), ctypes.POINTER(parameter)]
-    lib.save_model.restype = ctypes.c_int
-    lib.save_model.argtypes = [ctypes.c_char_p, ctypes.POINTER(model)]
-    lib.free_and_destroy_model.restype = None
-    lib.free_and_destroy_model.argtypes = [ctypes.POINTER(ctypes.POINTER(model))]
-    lib.get_nr_class.restype = ctypes.c_int
-    lib.get_nr_class.argtypes = [ctypes.POINTER(model)]
-    lib.get_decfun_coef.restype = ctypes.c_double
-    lib.get_decfun_coef.argtypes = [ctypes.POINTER(model), ctypes.c_int, ctypes.c_int]
-    lib.set_print_string_function.restype = None
-    lib.set_print_string_function.argtypes = [PRINT_STRING_FUN]
-    lib.quiet = PRINT_STRING_FUN(lambda s: None)  # kept alive with the library
-    lib.set_print_string_function(lib.quiet)
-    return lib
-
 
 def test_version(ours):
     assert ctypes.c_int.in_dll(ours, "liblinear_version").value == 250
