@@ -96,7 +96,7 @@ OPTION_CASES = [
     Case(*HEART, 6, "-w1 2 -w-1 0.5 -e 0.0001"),
     Case(*HEART, 7, "-w-1 3 -e 0.0001"),
     Case(*DNA, 4, "-w1 2 -w3 0.5 -e 0.001"),
-    Case(*DNA, 5, "-w2 3 -e 0.001"),
+    Case(*DNA, 5, "-w2 3 -c 0.5 -e 0.001"),
     Case(*DNA, 6, "-w1 0.5 -w2 2 -e 0.001"),
     Case(*SATIMAGE, 7, "-w3 4 -e 0.001"),
 ]
