@@ -239,7 +239,7 @@ def test_w_recalc_recomputes_w_from_alpha(solver, data, ours, printing):
     y, x = svm_read_problem(str(data("a9a", "a9a.train")), return_scipy=True)
     prob = problem(y, x)
     X = x.tocsr()
-    t = np.where(y == y[0], 1.0, -1.0) if y[0] == 1 else np.where(y == 1, 1.0, -1.0)
+    t = np.where(y == 1, 1.0, -1.0)  # +1 is the positive side of a +1/-1 model
     for lib in (ours, upstream_lib):
         w, _ = train_with(lib, prob, f"-s {solver}")
         w_recalc, _ = train_with(lib, prob, f"-s {solver}", w_recalc=True)
