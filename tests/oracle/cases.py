@@ -18,7 +18,7 @@ SATIMAGE = ("satimage", "satimage.train", "satimage.test")
 # ------------------------------------------------------------- -s 0 to 3
 
 # Default options (C = 1, default -e): what users run.
-DEFAULT_CASES = [Case(*d, s) for d in (HEART, A9A, DNA) for s in (0, 1, 2, 3)]
+DEFAULT_CASES = [Case(*d, s) for d in (HEART, A9A, DNA, SATIMAGE) for s in (0, 1, 2, 3)]
 # The bias feature changes the model file (an extra w row) and the objective.
 BIAS_CASES = [Case(*HEART, 0, "-B 1"), Case(*A9A, 1, "-B 1")]
 # Tighter -e: the bounds become tight enough to catch a solver that
@@ -38,6 +38,10 @@ TIGHT_CASES = [
     Case(*DNA, 1, "-c 0.1 -e 0.0001"),
     Case(*DNA, 2, "-e 1e-6"),
     Case(*DNA, 3, "-c 0.01 -e 0.001"),
+    Case(*SATIMAGE, 0, "-e 1e-6"),
+    Case(*SATIMAGE, 1, "-c 0.1 -e 0.0001"),
+    Case(*SATIMAGE, 2, "-e 1e-6"),
+    Case(*SATIMAGE, 3, "-c 0.01 -e 0.001"),
 ]
 
 # ------------------------------------------------------------ -s 4 to 21
