@@ -10,26 +10,58 @@
  * products of w and s. So each line search step costs O(l), not a pass
  * over the rows.
  *
- * Threads (not used yet): every loop over rows is written per row part
- * (struct row_parts). A part's rows are summed in row order and the parts
- * are added in part order. To parallelise, run the parts of a loop as an
- * OpenMP "parallel for" with one partial sum (scalar loops) or one
- * n-vector (X^T products: part_acc becomes one buffer per part) per part,
- * and one row_index/row_value scratch per thread, then add them in part
- * order as done here: the sums, and hence w, stay bit-identical for any
- * thread count. Loops that write one value per row (X w, X s, loss
- * derivatives, line_accept) need no change beyond the pragma.
+ * Threads: every loop over rows runs per row part (struct row_parts), as
+ * an OpenMP loop over the parts; the number of parts depends on the data
+ * only. A part's rows are summed in row order into the part's own partial
+ * sum (scalar loops: part_sum[k]) or n-vector (X^T products: part 0 into
+ * the output, part k > 0 into its slice of part_acc); the partials are
+ * then added in part order, the vector ones by column chunks on all
+ * threads. Each element of every result therefore goes through the same
+ * additions in the same order for any thread count, and w is
+ * bit-identical whether 1 or 64 threads ran. Loops that write one value
+ * per row (X w, X s, loss derivatives, line_accept) only need the split.
+ * diag(H) copies rows into scratch, one per thread.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "l2r_primal.h"
+#include "vec.h"
 
 /* A part has at least this many rows, so that a thread's work is worth it. */
-static const int PART_MIN_ROWS = 2048;
+static const int PART_MIN_ROWS = 1024;
 /* At most this many parts: the most threads the row loops can use. */
-static const int PART_MAX = 16;
+static const int PART_MAX = 48;
+/*
+ * Part counts from this on are multiples of it, so that 2, 3, 4, 6 or 12
+ * threads get equal numbers of parts (below it, counts are even).
+ */
+static const int PART_GRAIN = 12;
+
+/* Columns added up together when combining partial vectors (fits in L1). */
+static const size_t COMBINE_CHUNK = 1024;
+
+static int threads_available(void)
+{
+#ifdef _OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}
+
+static int thread_number(void)
+{
+#ifdef _OPENMP
+	return omp_get_thread_num();
+#else
+	return 0;
+#endif
+}
 
 static int part_begin(const struct row_parts *pt, int k)
 {
@@ -37,19 +69,26 @@ static int part_begin(const struct row_parts *pt, int k)
 }
 
 /*
- * Each part beyond the first costs about 2n to add into an X^T product,
- * so there are no more parts than nnz / 2n: combining never costs more
- * than the row work itself.
+ * Each part beyond the first costs n doubles of memory and about 3n
+ * memory operations in every X^T product (clear, then add into the sum),
+ * so there are no more parts than nnz / 4n: combining costs a small
+ * fraction of the row work (about 3 operations a nonzero), and the
+ * partial vectors take at most an eighth of the memory of the rows (16
+ * bytes a nonzero).
  */
 static struct row_parts row_parts_for(int l, size_t n, int64_t nnz)
 {
 	struct row_parts pt;
 	pt.l = l;
 	int64_t count = l / PART_MIN_ROWS;
-	if (n > 0 && nnz / (2 * (int64_t)n) < count)
-		count = nnz / (2 * (int64_t)n);
+	if (n > 0 && nnz / (4 * (int64_t)n) < count)
+		count = nnz / (4 * (int64_t)n);
 	if (count > PART_MAX)
 		count = PART_MAX;
+	if (count >= PART_GRAIN)
+		count -= count % PART_GRAIN;
+	else if (count > 1)
+		count -= count % 2;
 	pt.count = count < 1 ? 1 : (int)count;
 	return pt;
 }
@@ -118,9 +157,16 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
 
 /* ---- row loops, all per part (see the comment at the top) ---- */
 
+/*
+ * Every parallel loop below runs on at most o->threads threads (fixed at
+ * init, so per-thread scratch has room) and only when there is more than
+ * one part; the schedule is dynamic because parts differ in cost.
+ */
+
 /* out[i] = x_i . v for every row. */
 static void rows_times(const struct l2r_objective *o, const double *v, double *out)
 {
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
 		for (int i = part_begin(&o->parts, k); i < end; i++)
@@ -128,10 +174,19 @@ static void rows_times(const struct l2r_objective *o, const double *v, double *o
 	}
 }
 
+/* The partial sums in part order. */
+static double add_part_sums(const struct l2r_objective *o)
+{
+	double total = 0;
+	for (int k = 0; k < o->parts.count; k++)
+		total += o->part_sum[k];
+	return total;
+}
+
 /* sum_i C[i] loss(z[i] + step zs[i]); zs may be NULL (step unused). */
 static double loss_sum(const struct l2r_objective *o, const double *zs, double step)
 {
-	double total = 0;
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
 		double part = 0;
@@ -139,9 +194,25 @@ static double loss_sum(const struct l2r_objective *o, const double *zs, double s
 			double zi = zs ? o->z[i] + step * zs[i] : o->z[i];
 			part += row_loss(o, i, zi);
 		}
-		total += part;
+		o->part_sum[k] = part;
 	}
-	return total;
+	return add_part_sums(o);
+}
+
+/* z = X w and sum_i C[i] loss(z[i]), in one pass over the rows. */
+static double rows_times_and_loss(const struct l2r_objective *o, const double *w)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		double part = 0;
+		for (int i = part_begin(&o->parts, k); i < end; i++) {
+			o->z[i] = rows_dot(o->X, i, w);
+			part += row_loss(o, i, o->z[i]);
+		}
+		o->part_sum[k] = part;
+	}
+	return add_part_sums(o);
 }
 
 /*
@@ -160,44 +231,83 @@ static void part_transpose_times(const struct l2r_objective *o, int begin, int e
 	}
 }
 
+/*
+ * One part's share of the loss gradient: first the rows' loss derivatives
+ * at z (dloss, and D for the Hessian), then acc += sum_i dloss[i] x_i.
+ */
+static void part_loss_gradient(const struct l2r_objective *o, int begin, int end,
+	const double *unused_weight, const double *unused_v, double *acc)
+{
+	(void)unused_weight;
+	(void)unused_v;
+	for (int i = begin; i < end; i++)
+		row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
+	part_transpose_times(o, begin, end, o->dloss, NULL, acc);
+}
+
 /* One part's share of diag(X^T diag(weight) X): acc_j += sum_i weight[i] x_ij^2. */
 static void part_weighted_squares(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *unused, double *acc)
 {
 	(void)unused;
+	size_t scratch = (size_t)thread_number() * (size_t)o->row_room;
+	int *index = o->row_index + scratch;
+	double *value = o->row_value + scratch;
 	for (int i = begin; i < end; i++) {
 		if (weight[i] == 0)
 			continue;
 		int nnz = rows_nnz(o->X, i);
-		rows_copy_row(o->X, i, o->row_index, o->row_value);
+		rows_copy_row(o->X, i, index, value);
 		for (int k = 0; k < nnz; k++)
-			acc[o->row_index[k] - 1] += weight[i] * o->row_value[k] * o->row_value[k];
+			acc[index[k] - 1] += weight[i] * value[k] * value[k];
 	}
 }
 
 typedef void part_kernel(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *v, double *acc);
 
-/* out = the kernel summed over all rows: part 0 first, then each part in order. */
-static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
-	const double *weight, const double *v, double *out)
+/*
+ * out[lo..hi) = part 0's sums (already there) + part 1's + ... in part
+ * order, then + add[j] for the regularised columns when add is not NULL.
+ */
+static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
+	const double *add, double *out)
 {
-	memset(out, 0, o->n * sizeof *out);
-	kernel(o, 0, part_begin(&o->parts, 1), weight, v, out);
 	for (int k = 1; k < o->parts.count; k++) {
-		memset(o->part_acc, 0, o->n * sizeof *o->part_acc);
-		kernel(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1), weight, v, o->part_acc);
-		for (size_t j = 0; j < o->n; j++)
-			out[j] += o->part_acc[j];
+		const double *acc = o->part_acc + (size_t)(k - 1) * o->n;
+		for (size_t j = lo; j < hi; j++)
+			out[j] += acc[j];
 	}
+	if (!add)
+		return;
+	size_t reg_hi = hi < o->n_reg ? hi : o->n_reg;
+	for (size_t j = lo; j < reg_hi; j++)
+		out[j] += add[j];
 }
 
-static double regularised_dot(const struct l2r_objective *o, const double *a, const double *b)
+/*
+ * out = the kernel summed over all rows (each part into its own partial
+ * vector, then added in part order) + add on the regularised columns.
+ */
+static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
+	const double *weight, const double *v, const double *add, double *out)
 {
-	double s = 0;
-	for (size_t j = 0; j < o->n_reg; j++)
-		s += a[j] * b[j];
-	return s;
+	size_t n = o->n;
+	size_t chunks = (n + COMBINE_CHUNK - 1) / COMBINE_CHUNK;
+	#pragma omp parallel num_threads(o->threads) if(o->threads > 1)
+	{
+		#pragma omp for schedule(dynamic, 1)
+		for (int k = 0; k < o->parts.count; k++) {
+			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * n;
+			memset(acc, 0, n * sizeof *acc);
+			kernel(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1), weight, v, acc);
+		}
+		#pragma omp for schedule(static)
+		for (size_t c = 0; c < chunks; c++) {
+			size_t hi = (c + 1) * COMBINE_CHUNK;
+			add_parts_to(o, c * COMBINE_CHUNK, hi < n ? hi : n, add, out);
+		}
+	}
 }
 
 /* ---- the newton_objective callbacks ---- */
@@ -205,35 +315,25 @@ static double regularised_dot(const struct l2r_objective *o, const double *a, co
 static double objective_value(void *ctx, const double *w)
 {
 	struct l2r_objective *o = ctx;
-	rows_times(o, w, o->z);
-	return 0.5 * regularised_dot(o, w, w) + loss_sum(o, NULL, 0);
+	return 0.5 * vec_dot(o->n_reg, w, w) + rows_times_and_loss(o, w);
 }
 
 static void objective_gradient(void *ctx, const double *w, double *g)
 {
 	struct l2r_objective *o = ctx;
-	for (int k = 0; k < o->parts.count; k++) {
-		int end = part_begin(&o->parts, k + 1);
-		for (int i = part_begin(&o->parts, k); i < end; i++)
-			row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
-	}
-	sum_parts(o, part_transpose_times, o->dloss, NULL, g);
-	for (size_t j = 0; j < o->n_reg; j++)
-		g[j] += w[j];
+	sum_parts(o, part_loss_gradient, NULL, NULL, w, g);
 }
 
 static void objective_hessian_times(void *ctx, const double *v, double *Hv)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_transpose_times, o->D, v, Hv);
-	for (size_t j = 0; j < o->n_reg; j++)
-		Hv[j] += v[j];
+	sum_parts(o, part_transpose_times, o->D, v, v, Hv);
 }
 
 static void objective_hessian_diag(void *ctx, double *diag)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_weighted_squares, o->D, NULL, diag);
+	sum_parts(o, part_weighted_squares, o->D, NULL, NULL, diag);
 	for (size_t j = 0; j < o->n_reg; j++)
 		diag[j] += 1;
 }
@@ -242,9 +342,9 @@ static void objective_line_prepare(void *ctx, const double *w, const double *s)
 {
 	struct l2r_objective *o = ctx;
 	rows_times(o, s, o->zs);
-	o->wTw = regularised_dot(o, w, w);
-	o->wTs = regularised_dot(o, w, s);
-	o->sTs = regularised_dot(o, s, s);
+	o->wTw = vec_dot(o->n_reg, w, w);
+	o->wTs = vec_dot(o->n_reg, w, s);
+	o->sTs = vec_dot(o->n_reg, s, s);
 }
 
 static double objective_line_value(void *ctx, double step)
@@ -258,8 +358,12 @@ static void objective_line_accept(void *ctx, double step)
 {
 	struct l2r_objective *o = ctx;
 	/* The same expression as in loss_sum, so z is what line_value saw. */
-	for (int i = 0; i < o->parts.l; i++)
-		o->z[i] = o->z[i] + step * o->zs[i];
+	#pragma omp parallel for schedule(static) num_threads(o->threads) if(o->threads > 1)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		for (int i = part_begin(&o->parts, k); i < end; i++)
+			o->z[i] = o->z[i] + step * o->zs[i];
+	}
 }
 
 /* ---- setup ---- */
@@ -291,8 +395,11 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->n = X->n > 0 ? (size_t)X->n : 0;
 	o->n_reg = (!regularize_bias && o->n > 0) ? o->n - 1 : o->n;
 
+	/* Integer sums and maxima: the same on any number of threads. */
 	int64_t nnz = 0;
 	int max_row_nnz = 1;
+	#pragma omp parallel for schedule(static) reduction(+:nnz) reduction(max:max_row_nnz) \
+		if(X->l >= PART_MIN_ROWS)
 	for (int i = 0; i < X->l; i++) {
 		int c = rows_nnz(X, i);
 		nnz += c;
@@ -300,6 +407,9 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 			max_row_nnz = c;
 	}
 	o->parts = row_parts_for(X->l, o->n, nnz);
+	int threads = threads_available();
+	o->threads = threads < o->parts.count ? threads : o->parts.count;
+	o->row_room = max_row_nnz;
 
 	size_t l = X->l > 0 ? (size_t)X->l : 1;
 	size_t n = o->n > 0 ? o->n : 1;
@@ -307,10 +417,14 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->zs = malloc(l * sizeof *o->zs);
 	o->dloss = malloc(l * sizeof *o->dloss);
 	o->D = malloc(l * sizeof *o->D);
-	o->part_acc = malloc(n * sizeof *o->part_acc);
-	o->row_index = malloc((size_t)max_row_nnz * sizeof *o->row_index);
-	o->row_value = malloc((size_t)max_row_nnz * sizeof *o->row_value);
-	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->row_index || !o->row_value) {
+	size_t extra_parts = (size_t)o->parts.count - 1;
+	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
+	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
+	size_t room = (size_t)o->threads * (size_t)max_row_nnz;
+	o->row_index = malloc(room * sizeof *o->row_index);
+	o->row_value = malloc(room * sizeof *o->row_value);
+	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->part_sum
+		|| !o->row_index || !o->row_value) {
 		l2r_objective_free(o);
 		return -1;
 	}
@@ -324,9 +438,10 @@ void l2r_objective_free(struct l2r_objective *o)
 	free(o->dloss);
 	free(o->D);
 	free(o->part_acc);
+	free(o->part_sum);
 	free(o->row_index);
 	free(o->row_value);
-	o->z = o->zs = o->dloss = o->D = o->part_acc = o->row_value = NULL;
+	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = o->row_value = NULL;
 	o->row_index = NULL;
 }
 

@@ -9,9 +9,11 @@
  * is built on it; this header exists so that tests can check the
  * value, gradient and Hessian products directly.
  *
- * Reproducibility: every loop over rows sums in a fixed order that depends
+ * Threads and reproducibility: the loops over rows run on OpenMP threads
+ * (as many as omp_get_max_threads() says at init, at most one per row
+ * part), and every sum over rows is taken in a fixed order that depends
  * on the data's size only (see struct row_parts), so results are
- * bit-identical however the parts are later spread over threads.
+ * bit-identical for any number of threads.
  */
 #ifndef LIBLINEAR_L2R_PRIMAL_H
 #define LIBLINEAR_L2R_PRIMAL_H
@@ -39,13 +41,16 @@ struct l2r_objective {
 	size_t n;		/* weights */
 	size_t n_reg;		/* leading weights in 0.5 w.w: n, or n-1 */
 	struct row_parts parts;
+	int threads;		/* most threads a row loop uses: <= parts.count */
 
 	double *z;		/* X w at the current point */
 	double *zs;		/* X s, s the line search direction */
 	double *dloss;		/* C[i] times d loss / d z at the current point */
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
-	double *part_acc;	/* n: one part's share of an X^T product */
-	int *row_index;		/* one row's nonzeros (for diag(H)) */
+	double *part_acc;	/* (parts.count - 1) n: parts 1.. of an X^T product */
+	double *part_sum;	/* parts.count: one part's share of a scalar sum */
+	int row_room;		/* longest row: scratch per thread */
+	int *row_index;		/* threads * row_room: rows' nonzeros (for diag(H)) */
 	double *row_value;
 	double wTw, wTs, sTs;	/* over the regularised weights, for the line search */
 };
