@@ -12,7 +12,8 @@
  * waits for a core), so a pair counts only if no other process used more
  * than OTHERS_MAX of a CPU meanwhile (Linux /proc/stat minus this
  * process's own CPU time); others are run again, up to MAX_ATTEMPTS
- * pairs in all. Prints, per solver, the medians over the clean pairs of
+ * pairs in all. Before each pair it waits (sleeping, up to QUIET_WAIT_S)
+ * for a moment when the machine is idle. Prints, per solver, the medians over the clean pairs of
  * the time per train() on 1 and on T threads, the speedup (ratio of the
  * medians), whether the weights agree, and clean/attempted pairs.
  */
@@ -30,6 +31,7 @@
 static const double MIN_TIMING_S = 0.25;
 static const double OTHERS_MAX = 0.03;
 static const int MAX_ATTEMPTS = 200;
+static const double QUIET_WAIT_S = 900;
 
 static void print_nothing(const char *s)
 {
@@ -74,6 +76,19 @@ static double own_cpu_seconds(void)
 		return 0;
 	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
 		+ 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/* Sleeps until the CPUs were idle (but for OTHERS_MAX) for half a second, or QUIET_WAIT_S. */
+static void wait_for_quiet(void)
+{
+	struct timespec half = { 0, 500000000 };
+	for (double waited = 0; waited < QUIET_WAIT_S; waited += 0.5) {
+		double busy0 = machine_busy_seconds();
+		nanosleep(&half, NULL);
+		double busy = machine_busy_seconds() - busy0;
+		if (busy0 < 0 || busy <= OTHERS_MAX * 0.5)
+			return;
+	}
 }
 
 /* One train() on the given threads; returns seconds, keeps the model's w in *w. */
@@ -135,6 +150,7 @@ static void time_solver(const char *name, const struct problem *prob, int solver
 	int clean = 0, attempts = 0;
 	while (clean < pairs && attempts < MAX_ATTEMPTS) {
 		attempts++;
+		wait_for_quiet();
 		double busy0 = machine_busy_seconds(), own0 = own_cpu_seconds();
 		double wall0 = omp_get_wtime();
 		double a, b;

@@ -10,18 +10,39 @@
  * products of w and s. So each line search step costs O(l), not a pass
  * over the rows.
  *
- * Threads: every loop over rows runs per row part (struct row_parts), as
- * an OpenMP loop over the parts; the number of parts depends on the data
- * only. A part's rows are summed in row order into the part's own partial
- * sum (scalar loops: part_sum[k]) or n-vector (X^T products: part 0 into
- * the output, part k > 0 into its slice of part_acc); the partials are
- * then added in part order, the vector ones by column chunks on all
- * threads. Each element of every result therefore goes through the same
- * additions in the same order for any thread count, and w is
- * bit-identical whether 1 or 64 threads ran. Loops that write one value
- * per row (X w, X s, loss derivatives, line_accept) only need the split.
- * diag(H) copies rows into scratch, one per thread.
+ * Threads. The rows are cut into parts (struct row_parts) whose number
+ * depends on the data only; loops over rows run as OpenMP loops over the
+ * parts. Results are bit-identical for any thread count because every
+ * floating-point sum is taken in an order fixed by the data:
+ *  - scalar sums over rows (the loss): part k sums its rows in row order
+ *    into part_sum[k], and the part sums are added in part order;
+ *  - X^T products (gradient, H v, diag(H)) are summed in one of two ways,
+ *    chosen from the data's shape (l2r_objective_init):
+ *    by row parts, when n is small next to the nonzeros: part 0 adds its
+ *    rows into the output, part k > 0 into its own n-vector in part_acc,
+ *    and the vectors are added in part order, by column chunks on all
+ *    threads;
+ *    by columns, when partial n-vectors would cost too much: element j is
+ *    the sum over all rows in row order. One thread gets it by adding row
+ *    after row into the output; several threads walk a column-major copy
+ *    of X (columns.h), one column at a time, in ascending row order. Both
+ *    perform the same additions in the same order (rows with coefficient
+ *    0 are skipped by both), so they agree to the bit.
+ * Loops that write one value per row (X w, X s, loss derivatives,
+ * line_accept) only need the split. diag(H) by rows copies each row into
+ * scratch, one per thread.
  */
+
+/*
+ * The two ways of summing X^T products agree only if neither fuses
+ * a * x + s into one rounding (an FMA) where the other does not: forbid
+ * contraction in this file, before the includes so that it covers the
+ * rows.h functions too. (GCC does not contract in ISO C mode, -std=c11.)
+ */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +65,8 @@ static const int PART_GRAIN = 12;
 
 /* Columns added up together when combining partial vectors (fits in L1). */
 static const size_t COMBINE_CHUNK = 1024;
+/* Columns a thread takes at a time when summing by columns. */
+enum { COLUMN_CHUNK = 256 };
 
 static int threads_available(void)
 {
@@ -68,29 +91,32 @@ static int part_begin(const struct row_parts *pt, int k)
 	return (int)((int64_t)k * pt->l / pt->count);
 }
 
-/*
- * Each part beyond the first costs n doubles of memory and about 3n
- * memory operations in every X^T product (clear, then add into the sum),
- * so there are no more parts than nnz / 4n: combining costs a small
- * fraction of the row work (about 3 operations a nonzero), and the
- * partial vectors take at most an eighth of the memory of the rows (16
- * bytes a nonzero).
- */
-static struct row_parts row_parts_for(int l, size_t n, int64_t nnz)
+static struct row_parts row_parts_for(int l)
 {
 	struct row_parts pt;
 	pt.l = l;
-	int64_t count = l / PART_MIN_ROWS;
-	if (n > 0 && nnz / (4 * (int64_t)n) < count)
-		count = nnz / (4 * (int64_t)n);
+	int count = l / PART_MIN_ROWS;
 	if (count > PART_MAX)
 		count = PART_MAX;
 	if (count >= PART_GRAIN)
 		count -= count % PART_GRAIN;
 	else if (count > 1)
 		count -= count % 2;
-	pt.count = count < 1 ? 1 : (int)count;
+	pt.count = count < 1 ? 1 : count;
 	return pt;
+}
+
+/*
+ * Summing X^T products by row parts costs, per part beyond the first, n
+ * doubles of memory and about 3n memory operations per product (clear,
+ * then add into the output). Allowed while that stays below 1/4 of the
+ * nonzeros: then combining costs a small fraction of the row work (about
+ * 3 operations a nonzero), and the partial vectors take at most an
+ * eighth of the memory of the rows (16 bytes a nonzero).
+ */
+static bool sum_by_columns(const struct row_parts *pt, size_t n, int64_t nnz)
+{
+	return pt->count > 1 && n > 0 && nnz / (4 * (int64_t)n) < pt->count;
 }
 
 /* ---- the losses, as functions of z = x_i . w ---- */
@@ -155,12 +181,12 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
 	}
 }
 
-/* ---- row loops, all per part (see the comment at the top) ---- */
+/* ---- loops over rows (see the comment at the top) ---- */
 
 /*
- * Every parallel loop below runs on at most o->threads threads (fixed at
- * init, so per-thread scratch has room) and only when there is more than
- * one part; the schedule is dynamic because parts differ in cost.
+ * Every parallel loop runs on at most o->threads threads (fixed at init,
+ * so per-thread scratch has room) and only when there is more than one
+ * part; the schedule of part loops is dynamic because parts differ in cost.
  */
 
 /* out[i] = x_i . v for every row. */
@@ -215,10 +241,27 @@ static double rows_times_and_loss(const struct l2r_objective *o, const double *w
 	return add_part_sums(o);
 }
 
+/* Rows [begin, end)'s loss derivatives at z: dloss, and D for the Hessian. */
+static void derivatives(const struct l2r_objective *o, int begin, int end)
+{
+	for (int i = begin; i < end; i++)
+		row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
+}
+
+/* The row's coefficient in H v's X^T product: weight[i] (x_i . v), 0 when weight[i] is. */
+static double hessian_coefficient(const struct l2r_objective *o, int i, const double *weight,
+	const double *v)
+{
+	return weight[i] == 0 ? 0 : weight[i] * rows_dot(o->X, i, v);
+}
+
+/* ---- X^T products by row parts ---- */
+
 /*
- * One part's share of an X^T product: acc += sum_i a_i x_i over rows
- * [begin, end), where a_i = weight[i] * (x_i . v), or weight[i] when v is
- * NULL. Rows of weight 0 are skipped (rows outside the SVC/SVR active set).
+ * One group of rows' share of an X^T product: acc += sum_i a_i x_i over
+ * rows [begin, end), where a_i = weight[i] (x_i . v), or weight[i] when v
+ * is NULL. Rows of weight 0 are skipped (rows outside the SVC/SVR active
+ * set; also what makes this agree with column_sums).
  */
 static void part_transpose_times(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *v, double *acc)
@@ -226,26 +269,22 @@ static void part_transpose_times(const struct l2r_objective *o, int begin, int e
 	for (int i = begin; i < end; i++) {
 		if (weight[i] == 0)
 			continue;
-		double a = v ? weight[i] * rows_dot(o->X, i, v) : weight[i];
+		double a = v ? hessian_coefficient(o, i, weight, v) : weight[i];
 		rows_axpy(o->X, i, a, acc);
 	}
 }
 
-/*
- * One part's share of the loss gradient: first the rows' loss derivatives
- * at z (dloss, and D for the Hessian), then acc += sum_i dloss[i] x_i.
- */
+/* One group's share of the loss gradient: derivatives, then acc += sum_i dloss[i] x_i. */
 static void part_loss_gradient(const struct l2r_objective *o, int begin, int end,
 	const double *unused_weight, const double *unused_v, double *acc)
 {
 	(void)unused_weight;
 	(void)unused_v;
-	for (int i = begin; i < end; i++)
-		row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
+	derivatives(o, begin, end);
 	part_transpose_times(o, begin, end, o->dloss, NULL, acc);
 }
 
-/* One part's share of diag(X^T diag(weight) X): acc_j += sum_i weight[i] x_ij^2. */
+/* One group's share of diag(X^T diag(weight) X): acc_j += sum_i weight[i] x_ij^2. */
 static void part_weighted_squares(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *unused, double *acc)
 {
@@ -273,7 +312,7 @@ typedef void part_kernel(const struct l2r_objective *o, int begin, int end,
 static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 	const double *add, double *out)
 {
-	for (int k = 1; k < o->parts.count; k++) {
+	for (int k = 1; k < o->acc_parts.count; k++) {
 		const double *acc = o->part_acc + (size_t)(k - 1) * o->n;
 		for (size_t j = lo; j < hi; j++)
 			out[j] += acc[j];
@@ -286,21 +325,23 @@ static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 }
 
 /*
- * out = the kernel summed over all rows (each part into its own partial
- * vector, then added in part order) + add on the regularised columns.
+ * out = the kernel summed over all rows (each part of acc_parts into its
+ * own partial vector, then added in part order) + add on the regularised
+ * columns.
  */
 static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
 	const double *weight, const double *v, const double *add, double *out)
 {
+	const struct row_parts *pt = &o->acc_parts;
 	size_t n = o->n;
 	size_t chunks = (n + COMBINE_CHUNK - 1) / COMBINE_CHUNK;
-	#pragma omp parallel num_threads(o->threads) if(o->threads > 1)
+	#pragma omp parallel num_threads(o->threads) if(o->threads > 1 && pt->count > 1)
 	{
 		#pragma omp for schedule(dynamic, 1)
-		for (int k = 0; k < o->parts.count; k++) {
+		for (int k = 0; k < pt->count; k++) {
 			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * n;
 			memset(acc, 0, n * sizeof *acc);
-			kernel(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1), weight, v, acc);
+			kernel(o, part_begin(pt, k), part_begin(pt, k + 1), weight, v, acc);
 		}
 		#pragma omp for schedule(static)
 		for (size_t c = 0; c < chunks; c++) {
@@ -310,7 +351,58 @@ static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
 	}
 }
 
+/* ---- X^T products by columns, on several threads ---- */
+
+/*
+ * out[j] = sum over column j's rows, ascending, of coef[i] x_ij (or
+ * coef[i] x_ij x_ij when squared), skipping rows of coef 0, then + add[j]
+ * on the regularised columns when add is not NULL.
+ */
+static void column_sums(const struct l2r_objective *o, const double *coef, bool squared,
+	const double *add, double *out)
+{
+	const struct columns *c = &o->columns;
+	#pragma omp parallel for schedule(dynamic, COLUMN_CHUNK) num_threads(o->threads)
+	for (int j = 0; j < c->n; j++) {
+		double s = 0;
+		for (size_t k = c->start[j]; k < c->start[j + 1]; k++) {
+			double a = coef[c->row[k]];
+			if (a == 0)
+				continue;
+			s += squared ? a * c->value[k] * c->value[k] : a * c->value[k];
+		}
+		if (add && (size_t)j < o->n_reg)
+			s += add[j];
+		out[j] = s;
+	}
+}
+
+/* Rows' loss derivatives, all rows, in parallel. */
+static void all_derivatives(const struct l2r_objective *o)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads)
+	for (int k = 0; k < o->parts.count; k++)
+		derivatives(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1));
+}
+
+/* row_coef[i] = hessian_coefficient(i), all rows, in parallel. */
+static void all_hessian_coefficients(const struct l2r_objective *o, const double *v)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		for (int i = part_begin(&o->parts, k); i < end; i++)
+			o->row_coef[i] = hessian_coefficient(o, i, o->D, v);
+	}
+}
+
 /* ---- the newton_objective callbacks ---- */
+
+/* Whether X^T products go through the column copy (by columns, several threads). */
+static bool use_columns(const struct l2r_objective *o)
+{
+	return o->columns.start != NULL;
+}
 
 static double objective_value(void *ctx, const double *w)
 {
@@ -321,19 +413,32 @@ static double objective_value(void *ctx, const double *w)
 static void objective_gradient(void *ctx, const double *w, double *g)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_loss_gradient, NULL, NULL, w, g);
+	if (use_columns(o)) {
+		all_derivatives(o);
+		column_sums(o, o->dloss, false, w, g);
+	} else {
+		sum_parts(o, part_loss_gradient, NULL, NULL, w, g);
+	}
 }
 
 static void objective_hessian_times(void *ctx, const double *v, double *Hv)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_transpose_times, o->D, v, v, Hv);
+	if (use_columns(o)) {
+		all_hessian_coefficients(o, v);
+		column_sums(o, o->row_coef, false, v, Hv);
+	} else {
+		sum_parts(o, part_transpose_times, o->D, v, v, Hv);
+	}
 }
 
 static void objective_hessian_diag(void *ctx, double *diag)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_weighted_squares, o->D, NULL, NULL, diag);
+	if (use_columns(o))
+		column_sums(o, o->D, true, NULL, diag);
+	else
+		sum_parts(o, part_weighted_squares, o->D, NULL, NULL, diag);
 	for (size_t j = 0; j < o->n_reg; j++)
 		diag[j] += 1;
 }
@@ -383,6 +488,22 @@ struct newton_objective l2r_objective_newton(struct l2r_objective *o)
 	return f;
 }
 
+/*
+ * Summing by columns on several threads needs the column copy and one
+ * coefficient per row. Without the memory for them, the threads add row
+ * after row as one thread would: slower, but the same result.
+ */
+static void columns_for_threads(struct l2r_objective *o)
+{
+	size_t l = o->parts.l > 0 ? (size_t)o->parts.l : 1;
+	o->row_coef = malloc(l * sizeof *o->row_coef);
+	if (o->row_coef && columns_build(o->X, &o->columns) == 0)
+		return;
+	free(o->row_coef);
+	o->row_coef = NULL;
+	memset(&o->columns, 0, sizeof o->columns);
+}
+
 int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const double *y,
 	const double *C, enum l2r_loss loss, double p, int regularize_bias)
 {
@@ -406,7 +527,11 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 		if (c > max_row_nnz)
 			max_row_nnz = c;
 	}
-	o->parts = row_parts_for(X->l, o->n, nnz);
+	o->parts = row_parts_for(X->l);
+	o->by_columns = sum_by_columns(&o->parts, o->n, nnz);
+	o->acc_parts = o->parts;
+	if (o->by_columns)
+		o->acc_parts.count = 1;
 	int threads = threads_available();
 	o->threads = threads < o->parts.count ? threads : o->parts.count;
 	o->row_room = max_row_nnz;
@@ -417,7 +542,7 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->zs = malloc(l * sizeof *o->zs);
 	o->dloss = malloc(l * sizeof *o->dloss);
 	o->D = malloc(l * sizeof *o->D);
-	size_t extra_parts = (size_t)o->parts.count - 1;
+	size_t extra_parts = (size_t)o->acc_parts.count - 1;
 	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
 	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
 	size_t room = (size_t)o->threads * (size_t)max_row_nnz;
@@ -428,6 +553,8 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 		l2r_objective_free(o);
 		return -1;
 	}
+	if (o->by_columns && o->threads > 1)
+		columns_for_threads(o);
 	return 0;
 }
 
@@ -441,8 +568,13 @@ void l2r_objective_free(struct l2r_objective *o)
 	free(o->part_sum);
 	free(o->row_index);
 	free(o->row_value);
+	free(o->row_coef);
+	if (o->columns.start)
+		columns_free(&o->columns);
 	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = o->row_value = NULL;
+	o->row_coef = NULL;
 	o->row_index = NULL;
+	memset(&o->columns, 0, sizeof o->columns);
 }
 
 int solve_l2r_primal(const struct row_set *X, const double *y, const double *C,

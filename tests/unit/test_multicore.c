@@ -140,6 +140,25 @@ static struct parameter primal_parameter(int solver_type, double C, int regulari
 	return p;
 }
 
+/*
+ * How the objective of the problem is set up on the given threads (to see
+ * how its sums are split). o keeps pointers to rows and C: the C it gets
+ * lives until the next call.
+ */
+static void objective_on_threads(const struct problem *prob, int threads, struct l2r_objective *o)
+{
+	static double *C;
+	free(C);
+	C = malloc((size_t)prob->l * sizeof *C);
+	ck_assert(C != NULL);
+	for (int i = 0; i < prob->l; i++)
+		C[i] = 1;
+	static struct row_set X;
+	X = rows_sparse(prob->l, prob->n, prob->x);
+	omp_set_num_threads(threads);
+	ck_assert_int_eq(l2r_objective_init(o, &X, prob->y, C, L2R_LOSS_LR, 0.1, 1), 0);
+}
+
 /* The three primal solvers, each without a bias and with -B 1 -R. */
 static const int tall_solvers[] = { L2R_LR, L2R_L2LOSS_SVC, L2R_L2LOSS_SVR };
 
@@ -148,22 +167,16 @@ START_TEST(tall_problem_same_weights_on_any_thread_count)
 	int solver = tall_solvers[_i % 3];
 	bool bias_unregularised = _i >= 3;
 	set_print_string_function(print_nothing);
-	struct sparse_problem sp = sparse_random(50000, 300, 25, solver == L2R_L2LOSS_SVR,
+	struct sparse_problem sp = sparse_random(13000, 300, 25, solver == L2R_L2LOSS_SVR,
 		bias_unregularised ? 1 : -1, 100 + (uint64_t)_i);
 
 	/* The rows really are cut into many parts, and 4 threads get to work on them. */
-	omp_set_num_threads(4);
-	struct row_set X = rows_sparse(sp.prob.l, sp.prob.n, sp.prob.x);
-	double *C = malloc((size_t)sp.prob.l * sizeof *C);
-	ck_assert(C != NULL);
-	for (int i = 0; i < sp.prob.l; i++)
-		C[i] = 1;
 	struct l2r_objective o;
-	ck_assert_int_eq(l2r_objective_init(&o, &X, sp.prob.y, C, L2R_LOSS_LR, 0.1, 1), 0);
+	objective_on_threads(&sp.prob, 4, &o);
 	ck_assert_int_ge(o.parts.count, 8);
 	ck_assert_int_eq(o.threads, 4);
+	ck_assert(!o.by_columns);
 	l2r_objective_free(&o);
-	free(C);
 
 	struct parameter param = primal_parameter(solver, 1, bias_unregularised ? 0 : 1);
 	check_identical_weights(&sp.prob, &param);
@@ -177,9 +190,22 @@ START_TEST(wide_problem_same_weights_on_any_thread_count)
 	/* n >= VEC_PARALLEL_MIN: newton.c's vector loops run threaded as well. */
 	int solver = tall_solvers[_i];
 	set_print_string_function(print_nothing);
-	struct sparse_problem sp = sparse_random(6000, 100000, 2000, solver == L2R_L2LOSS_SVR,
+	struct sparse_problem sp = sparse_random(3072, 40000, 800, solver == L2R_L2LOSS_SVR,
 		-1, 200 + (uint64_t)_i);
 	ck_assert(vec_threads_pay((size_t)sp.prob.n));
+
+	/*
+	 * Too wide for partial sums per row part: X^T products are summed by
+	 * columns, row after row on one thread, through a column copy on more.
+	 */
+	for (int threads = 1; threads <= 2; threads++) {
+		struct l2r_objective o;
+		objective_on_threads(&sp.prob, threads, &o);
+		ck_assert(o.by_columns);
+		ck_assert_int_eq(o.threads, threads);
+		ck_assert(threads == 1 ? o.columns.start == NULL : o.columns.start != NULL);
+		l2r_objective_free(&o);
+	}
 	struct parameter param = primal_parameter(solver, 0.1, 1);
 	check_identical_weights(&sp.prob, &param);
 	sparse_free(&sp);
