@@ -49,6 +49,10 @@ predict: liblinear/predict.o $(LIB_A)
 tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
+# Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
+bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)
+
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
@@ -75,4 +79,4 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' liblinear/liblinear.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear.pc
 
 clean:
-	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
+	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS) bench/time_primal
