@@ -63,6 +63,14 @@ IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
 $(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
+# Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
+# run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
+ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: ikmap-bench
+ikmap-bench: ikmap/bench/ikmap_bench
+
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
 
@@ -189,4 +197,4 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map
-	rm -f ikmap/*.o $(IKMAP_A) ik/*.o
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench
