@@ -106,6 +106,10 @@ $(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HD
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
 
+# Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
+bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)
+
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
@@ -197,4 +201,5 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map
+	rm -f bench/time_primal
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench
