@@ -20,6 +20,11 @@ LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
 
+# The GPU mapper's library (built in the GPU block at the end); named here
+# because prerequisites are expanded where a rule is read.
+GPU_LIB = cuda/libanne_gpu.a
+GPU_HDR = $(wildcard cuda/*.h)
+
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
 
@@ -45,14 +50,16 @@ tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+# It maps on a GPU through $(GPU_LIB) (the GPU block below), so whatever
+# links $(IKMAP_A) links $(IKMAP_LIBS) after it and depends on $(GPU_LIB).
 IKMAP_A = ikmap/libikmap.a
 IKMAP_SRC = $(wildcard ikmap/*.c)
 IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
 IKMAP_HDR = $(wildcard ikmap/*.h)
-IKMAP_LIBS = -lopenblas
+IKMAP_LIBS = $(GPU_LIB) -lopenblas $(GPU_LDLIBS)
 
-ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -Iliblinear -c -o $@ $<
+ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR) $(GPU_HDR)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -c -o $@ $<
 
 $(IKMAP_A): $(IKMAP_OBJ)
 	rm -f $@
@@ -60,12 +67,12 @@ $(IKMAP_A): $(IKMAP_OBJ)
 
 IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
 
-$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
 # Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
 # run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
-ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A)
+ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 .PHONY: ikmap-bench
@@ -84,6 +91,7 @@ IK_OBJ = $(IK_SRC:.c=.o)
 IK_HDR = $(wildcard ik/*.h)
 IK_CFLAGS = -Iliblinear -Iikmap -Iik
 PROGRAM_LIBS = $(IK_OBJ) $(IKMAP_A) $(LIB_A)
+PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
 
 ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
@@ -91,18 +99,18 @@ ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
 $(CLI_SRC:.c=.o): liblinear/%.o: liblinear/%.c $(LIB_HDR) $(IK_HDR) $(IKMAP_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
 
-train: liblinear/train.o $(PROGRAM_LIBS)
+train: liblinear/train.o $(PROGRAM_DEPS)
 	$(CC) -o $@ liblinear/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-predict: liblinear/predict.o $(PROGRAM_LIBS)
+predict: liblinear/predict.o $(PROGRAM_DEPS)
 	$(CC) -o $@ liblinear/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_LIBS)
+$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_DEPS)
 	$(CC) -o $@ ik/ikmap_main.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
 IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
 
-$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_LIBS)
+$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
 
@@ -146,8 +154,6 @@ NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvc
 endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3
-GPU_LIB = cuda/libanne_gpu.a
-GPU_HDR = $(wildcard cuda/*.h)
 GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
 ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))

@@ -468,6 +468,11 @@ extern "C" int anne_gpu_device_count(void)
 	return n;
 }
 
+extern "C" int anne_gpu_supported(void)
+{
+	return 1;
+}
+
 /* Kernels built for another architecture fail only at launch; ask now. */
 static int kernels_load(char *err, size_t errlen)
 {

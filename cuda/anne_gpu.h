@@ -10,6 +10,9 @@
  * there is no device, no driver, or the build has no GPU support
  * (anne_gpu_none.c). It never fails.
  *
+ * anne_gpu_supported() is 1 when the library was built with CUDA, 0 for
+ * anne_gpu_none.c (so a caller can tell "no device" from "no support").
+ *
  * anne_gpu_create() uploads the centres, row-major (t*psi) x d floats
  * already scaled by the caller, with their squared norms, to device 0 of
  * those visible (CUDA_VISIBLE_DEVICES picks another). It needs t, psi,
@@ -57,6 +60,8 @@ extern "C" {
 struct anne_gpu;
 
 int anne_gpu_device_count(void);
+
+int anne_gpu_supported(void);
 
 struct anne_gpu *anne_gpu_create(const float *centres, int t, int psi, int d, char *err, size_t errlen);
 

@@ -17,6 +17,11 @@ int anne_gpu_device_count(void)
 	return 0;
 }
 
+int anne_gpu_supported(void)
+{
+	return 0;
+}
+
 struct anne_gpu *anne_gpu_create(const float *centres, int t, int psi, int d, char *err, size_t errlen)
 {
 	(void)centres;

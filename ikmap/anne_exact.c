@@ -33,6 +33,19 @@
  * product of at most d + 1 roundings, ||c||^2 of d, one subtraction:
  * |s - (B^2 - 2 x.c)| <= 2 gamma_{d+2}(v) (A + B)^2.
  *
+ * GPU path (anne_device.c): x' = x - mean and c' = c - mean in double,
+ * rounded to float and flushed to 0 below 2^-126, so each entry is off
+ * by at most (u + v + uv)|entry| + 2^-126; the device's score is
+ * e = fl(fl32(||c'||^2) - 2 fl(x'.c')) with
+ * |e - (||c'||^2 - 2 x'.c')| <= gamma_{d+2}(u)(B'^2 + 2A'B') + (4d+4) 2^-126
+ * (cuda/anne_bound.h), and the shared constant is -||x'||^2. Moving the
+ * entries changes D = ||x - c||^2 by at most 2 (A + B) delta + delta^2,
+ * delta = (u + v + uv)(A + B) + 2 sqrt(d) 2^-126, and A' + B' <=
+ * (1 + u + v + uv)(A + B) + 2 sqrt(d) 2^-126. With the reference's own
+ * gamma_{d+2}(v) D the relative part is below
+ * gamma_{d+2}(u) + 2.3u + gamma_{d+2}(v) <= 2 gamma_{d+3}(u) + gamma_{d+2}(v)
+ * and the rest below 2^-123 (d + 1)(A + B + 1); 2^-120 leaves room.
+ *
  * A and B come from computed squared norms (relative error <= gamma_{d+4}(v)
  * including the centring), so they are inflated by 1 + 2 gamma_{d+4}(v)
  * before use, and the bound itself by 2^-20 for its own rounding.
@@ -65,6 +78,13 @@ struct ikmap_bound ikmap_double_bound(int dim)
 {
 	double d = dim;
 	return make_bound(dim, 3 * gamma_n(d + 2, 0x1p-53), 0x1p-1000 * (d + 1));
+}
+
+struct ikmap_bound ikmap_gpu_bound(int dim)
+{
+	double d = dim;
+	return make_bound(dim, 2 * gamma_n(d + 3, 0x1p-24) + gamma_n(d + 2, 0x1p-53),
+		0x1p-120 * (d + 1));
 }
 
 double ikmap_reference_distance(const struct ikmap *map, const struct feature_node *x, int s)

@@ -56,6 +56,9 @@ struct ikmap {
 	int *post_sample;
 	double *post_value;	/* scaled */
 
+	/* the GPU context, made on first use (anne_device.c); never NULL */
+	struct ikmap_gpu *gpu;
+
 	/* derived, iForest: split features renumbered 0..nslots-1 */
 	int nslots;
 	int *feature_slot;	/* [dim+1]: slot of feature j, or -1 when no tree splits on it */
@@ -131,6 +134,8 @@ struct ikmap_bound {
 
 struct ikmap_bound ikmap_float_bound(int dim);
 struct ikmap_bound ikmap_double_bound(int dim);
+/* The GPU's float scores (cuda/anne_bound.h) of float-rounded, centred data. */
+struct ikmap_bound ikmap_gpu_bound(int dim);
 
 static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, double b)
 {
@@ -143,6 +148,16 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 	void *cells, int threads);
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
+
+/* anne_device.c */
+/* An untried GPU context; NULL when out of memory. */
+struct ikmap_gpu *ikmap_gpu_new(void);
+void ikmap_gpu_free(struct ikmap_gpu *g);
+/* 1 when an aNNE map is narrow enough for the GPU; else 0 with err set. */
+int ikmap_gpu_fits(const struct ikmap *map, char *err);
+/* Cells on the GPU, identical to the CPU's; 0, or -1 with err set. */
+int ikmap_anne_gpu_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, char *err);
 
 /* ikmap_file.c */
 /* Sets map->checksum from the stored part; 0, or -1 when out of memory. */
