@@ -65,7 +65,8 @@ $(IKMAP_A): $(IKMAP_OBJ)
 	rm -f $@
 	ar rcs $@ $(IKMAP_OBJ)
 
-IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
+# test_ikmap_gpu has its own rule in the GPU block.
+IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_ikmap%, $(UNIT_BIN)))
 
 $(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
@@ -154,6 +155,7 @@ NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvc
 endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3
+DATA_DIR ?= ../shared/data
 GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
 ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
@@ -194,6 +196,24 @@ $(GPU_LIB): $(GPU_HOST_OBJ) $(GPU_OBJ) cuda/flavour
 
 tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c tests/unit/unit.h $(GPU_HDR) $(GPU_LIB) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Icuda -o $@ $< $(GPU_LIB) $(LIB_A) $(CHECK_STATIC_LIBS) $(GPU_LDLIBS) $(LDLIBS)
+
+tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(CHECK_STATIC_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+# What a GPU session carries (bench/results/README-gpu.md): the shared
+# libraries the programs need beyond libc (the device machine may lack
+# OpenBLAS) and the datasets, under build/gpu/.
+GPU_CARRY_PROGRAMS = train predict ikmap/ikmap tests/unit/test_ikmap_gpu tests/unit/test_anne_gpu
+.PHONY: gpu-carry
+gpu-carry: $(GPU_CARRY_PROGRAMS)
+	@test -n "$(strip $(NVCC))" || { echo "gpu-carry needs nvcc (CUDA toolkit)"; exit 1; }
+	rm -rf build/gpu
+	mkdir -p build/gpu/lib build/gpu/data
+	for lib in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do \
+		path=$$(ldd train | awk -v l=$$lib '$$1 == l { print $$3 }'); \
+		test -z "$$path" || cp -L "$$path" build/gpu/lib/ || exit 1; \
+	done
+	cp -R $(DATA_DIR)/. build/gpu/data/
 
 # The benchmark calls cuBLAS itself (the plain SGEMM it compares with).
 bench/gpu_map: bench/gpu_map.c $(GPU_HDR) $(GPU_LIB) $(LIB_A)
