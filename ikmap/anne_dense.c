@@ -119,12 +119,22 @@ static int only_within(const float *s, int n, float thr, const int lane[LANES])
 	return l;
 }
 
-/* The smallest float >= v. */
+/* The smallest float >= v (v finite; an overflow to infinity stays). */
 static float float_at_least(double v)
 {
 	float f = (float)v;
-	if ((double)f < v)
-		f = nextafterf(f, INFINITY);
+	if ((double)f < v) {
+		/* One step up, without a libm call: finite f, so the pattern moves by one. */
+		uint32_t b;
+		memcpy(&b, &f, sizeof b);
+		if (f == 0)
+			b = 1;
+		else if (f > 0)
+			b++;
+		else
+			b--;
+		memcpy(&f, &b, sizeof f);
+	}
 	return f;
 }
 
