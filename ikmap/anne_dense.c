@@ -2,10 +2,17 @@
  * anne_dense.c - aNNE cells by float GEMM: a tile of rows
  * [x', 1, ||x'||^2] (x' = scaled x - mean, in float) times the centre
  * matrix [-2 c', ||c'||^2, 1] gives every score
- * s_j = ||x'||^2 - 2 x'.c'_j + ||c'_j||^2 ~ ||x - c_j||^2 at once; a segmented argmin per partitioning follows while the scores
- * are still in cache. anne_exact.c bounds the float error; a partitioning
- * whose best score is not clear of its runners-up by twice that bound is
- * settled with the reference distance, so cells are exact.
+ * s_j = ||x'||^2 - 2 x'.c'_j + ||c'_j||^2 ~ ||x - c_j||^2 at once; a
+ * segmented argmin per partitioning follows while the scores are still in
+ * cache. anne_exact.c bounds the float error; a partitioning whose best
+ * score is not clear of its runners-up by twice that bound is settled
+ * with the reference distance, so cells are exact.
+ *
+ * Float, not double: on the development machine one DGEMM of the same
+ * shape takes 1.75 times one SGEMM, while the recheck touches only about
+ * 0.1-0.6 % of the partitionings of random data (d = 54..256) and 0.2 %
+ * on ijcnn1 and covtype. Binary data (a9a: about half) have true ties,
+ * which any exact method has to settle.
  *
  * Tiles: TILE_ROWS rows against about TILE_COLS columns (whole
  * partitionings) per GEMM, so the scores (TILE_ROWS x TILE_COLS floats)
@@ -119,12 +126,22 @@ static int only_within(const float *s, int n, float thr, const int lane[LANES])
 	return l;
 }
 
-/* The smallest float >= v. */
+/* The smallest float >= v (v finite; an overflow to infinity stays). */
 static float float_at_least(double v)
 {
 	float f = (float)v;
-	if ((double)f < v)
-		f = nextafterf(f, INFINITY);
+	if ((double)f < v) {
+		/* One step up, without a libm call: finite f, so the pattern moves by one. */
+		uint32_t b;
+		memcpy(&b, &f, sizeof b);
+		if (f == 0)
+			b = 1;
+		else if (f > 0)
+			b++;
+		else
+			b--;
+		memcpy(&f, &b, sizeof f);
+	}
 	return f;
 }
 

@@ -203,7 +203,6 @@ static int build_dense(struct ikmap *map)
 		drop_dense(map);
 		return -1;
 	}
-#pragma omp parallel for schedule(static)
 	for (int k = 0; k < map->t; k++)
 		for (int i = 0; i < map->psi; i++) {
 			size_t j = (size_t)k * map->psi + (size_t)i;

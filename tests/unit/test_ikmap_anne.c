@@ -283,6 +283,45 @@ START_TEST(tiny_values)
 }
 END_TEST
 
+START_TEST(huge_values_use_the_sparse_path)
+{
+	/* Norms beyond float range: no dense path, and the sparse one stays exact. */
+	struct data train = random_data(100, 5, 1.0, -1e30, 1e30, 15);
+	struct data query = random_data(50, 5, 1.0, -1e30, 1e30, 16);
+	struct ikmap *map = build(&train, 8, 16, 0, 11);
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_SPARSE);
+	ck_assert_int_ne(ikmap_set_path(map, IKMAP_PATH_DENSE, err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "dense"));
+	check_exact(map, &train, &query, 0, IKMAP_PATH_SPARSE);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(non_finite_rows_still_get_cells)
+{
+	/* A NaN or infinite value makes every distance NaN or inf: cells stay in range. */
+	struct data train = random_data(100, 4, 1.0, -1, 1, 17);
+	struct data query = random_data(2, 4, 1.0, -1, 1, 18);
+	query.row[0][1].value = NAN;
+	query.row[1][2].value = INFINITY;
+	for (int path = IKMAP_PATH_DENSE; path <= IKMAP_PATH_SPARSE; path++) {
+		struct ikmap *map = build(&train, 6, 16, 1, 11);
+		char err[IKMAP_ERR_SIZE];
+		ck_assert_int_eq(ikmap_set_path(map, (enum ikmap_path)path, err), 0);
+		void *cells = map_rows(map, &query, 1);
+		for (int k = 0; k < 2 * 6; k++)
+			ck_assert_uint_lt(ikmap_cell_at(map, cells, (size_t)k), 16);
+		free(cells);
+		ikmap_free(map);
+	}
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
 START_TEST(wide_cells)
 {
 	/* psi > 65536: cells are uint32_t. */
@@ -336,6 +375,8 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(tc, equidistant_points);
 	tcase_add_test(tc, large_norms_small_distances);
 	tcase_add_test(tc, tiny_values);
+	tcase_add_test(tc, huge_values_use_the_sparse_path);
+	tcase_add_test(tc, non_finite_rows_still_get_cells);
 	tcase_add_test(tc, wide_cells);
 	tcase_add_test(tc, thread_count_does_not_matter);
 	suite_add_tcase(s, tc);
