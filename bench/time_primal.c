@@ -3,7 +3,7 @@
  * 11) on one LIBSVM file with 1 and with T threads, and checks that both
  * give bit-identical weights.
  *
- * Usage: bench/time_primal FILE [pairs [T]]   (defaults: 7 pairs, T = 2)
+ * Usage: bench/time_primal FILE [pairs [T [any]]]   (defaults: 7 pairs, T = 2)
  *
  * A pair is one timing on 1 thread and one on T threads, in alternating
  * order; each timing repeats train() until it spans MIN_TIMING_S (reading
@@ -13,7 +13,8 @@
  * than OTHERS_MAX of a CPU meanwhile (Linux /proc/stat minus this
  * process's own CPU time); others are run again, up to MAX_ATTEMPTS
  * pairs in all. Before each pair it waits (sleeping, up to QUIET_WAIT_S)
- * for a moment when the machine is idle. Prints, per solver, the medians over the clean pairs of
+ * for a moment when the machine is idle. With "any", every pair counts
+ * and nothing waits: timings as the load of the moment makes them. Prints, per solver, the medians over the clean pairs of
  * the time per train() on 1 and on T threads, the speedup (ratio of the
  * medians), whether the weights agree, and clean/attempted pairs.
  */
@@ -126,7 +127,7 @@ static double timing(const struct problem *prob, const struct parameter *param, 
 }
 
 static void time_solver(const char *name, const struct problem *prob, int solver_type,
-	double eps, int pairs, int threads)
+	double eps, int pairs, int threads, bool need_quiet)
 {
 	struct parameter param = {0};
 	param.solver_type = solver_type;
@@ -150,7 +151,8 @@ static void time_solver(const char *name, const struct problem *prob, int solver
 	int clean = 0, attempts = 0;
 	while (clean < pairs && attempts < MAX_ATTEMPTS) {
 		attempts++;
-		wait_for_quiet();
+		if (need_quiet)
+			wait_for_quiet();
 		double busy0 = machine_busy_seconds(), own0 = own_cpu_seconds();
 		double wall0 = omp_get_wtime();
 		double a, b;
@@ -164,7 +166,7 @@ static void time_solver(const char *name, const struct problem *prob, int solver
 		double wall = omp_get_wtime() - wall0;
 		double others = (machine_busy_seconds() - busy0) - (own_cpu_seconds() - own0);
 		identical = identical && n1 == nn && memcmp(w1, wn, n1 * sizeof *w1) == 0;
-		if (busy0 >= 0 && others > OTHERS_MAX * wall)
+		if (need_quiet && busy0 >= 0 && others > OTHERS_MAX * wall)
 			continue;
 		t1[clean] = a;
 		tn[clean] = b;
@@ -187,11 +189,12 @@ static void time_solver(const char *name, const struct problem *prob, int solver
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE [pairs [threads]]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE [pairs [threads [any]]]\n", argv[0]);
 		return 1;
 	}
 	int pairs = argc > 2 ? atoi(argv[2]) : 7;
 	int threads = argc > 3 ? atoi(argv[3]) : 2;
+	bool need_quiet = !(argc > 4 && strcmp(argv[4], "any") == 0);
 	if (pairs < 1 || pairs > MAX_ATTEMPTS || threads < 1) {
 		fprintf(stderr, "bad pairs or threads\n");
 		return 1;
@@ -213,9 +216,9 @@ int main(int argc, char **argv)
 	name = name ? name + 1 : argv[1];
 	printf("%-10s %3s %10s %10s %8s %-9s %s\n", "data", "-s", "1 thread", "threads",
 		"speedup", "w", "clean");
-	time_solver(name, &d->prob, L2R_LR, 0.01, pairs, threads);
-	time_solver(name, &d->prob, L2R_L2LOSS_SVC, 0.01, pairs, threads);
-	time_solver(name, &d->prob, L2R_L2LOSS_SVR, 0.0001, pairs, threads);
+	time_solver(name, &d->prob, L2R_LR, 0.01, pairs, threads, need_quiet);
+	time_solver(name, &d->prob, L2R_L2LOSS_SVC, 0.01, pairs, threads, need_quiet);
+	time_solver(name, &d->prob, L2R_L2LOSS_SVR, 0.0001, pairs, threads, need_quiet);
 	libsvm_data_free(d);
 	return 0;
 }

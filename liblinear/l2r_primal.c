@@ -56,7 +56,7 @@
 /* A part has at least this many rows, so that a thread's work is worth it. */
 static const int PART_MIN_ROWS = 1024;
 /* At most this many parts: the most threads the row loops can use. */
-static const int PART_MAX = 48;
+static const int PART_MAX = 24;
 /*
  * Part counts from this on are multiples of it, so that 2, 3, 4, 6 or 12
  * threads get equal numbers of parts (below it, counts are even).

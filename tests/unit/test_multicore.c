@@ -15,6 +15,7 @@
 #include "l2r_primal.h"
 #include "linear.h"
 #include "rng.h"
+#include "solvers.h"
 #include "vec.h"
 
 /* ---- a random sparse problem in upstream's struct problem ---- */
@@ -213,6 +214,70 @@ START_TEST(wide_problem_same_weights_on_any_thread_count)
 }
 END_TEST
 
+/*
+ * Isolation Kernel rows (ROWS_CELLS): t cells per row out of psi each, and
+ * a bias feature. psi 64 keeps the problem narrow (sums by row parts),
+ * psi 4096 makes it wide (sums by columns).
+ */
+static const int cell_psi[] = { 64, 4096 };
+
+START_TEST(cell_rows_same_weights_on_any_thread_count)
+{
+	int psi = cell_psi[_i], t = 30, l = _i == 0 ? 13000 : 4096;
+	struct rng g;
+	rng_seed(&g, 300 + (uint64_t)_i);
+	uint16_t *cells = malloc((size_t)l * (size_t)t * sizeof *cells);
+	double *y = malloc((size_t)l * sizeof *y), *C = malloc((size_t)l * sizeof *C);
+	ck_assert(cells && y && C);
+	for (int i = 0; i < l; i++) {
+		int vote = 0;
+		for (int k = 0; k < t; k++) {
+			uint16_t c = (uint16_t)rng_below(&g, (uint64_t)psi);
+			cells[(size_t)i * t + k] = c;
+			vote += c % 5 - 2;
+		}
+		y[i] = vote + (int)rng_below(&g, 3) - 1 >= 0 ? 1 : -1;
+		C[i] = 1;
+	}
+	struct row_set X = {0};
+	X.kind = ROWS_CELLS;
+	X.l = l;
+	X.t = t;
+	X.psi = psi;
+	X.n = t * psi + 1;
+	X.cell_value = 1 / sqrt((double)t);
+	X.cells16 = cells;
+	X.bias = 1;
+
+	omp_set_num_threads(2);
+	struct l2r_objective o;
+	ck_assert_int_eq(l2r_objective_init(&o, &X, y, C, L2R_LOSS_L2SVC, 0.1, 1), 0);
+	ck_assert_int_ge(o.parts.count, 4);
+	ck_assert(o.by_columns == (psi == 4096));
+	l2r_objective_free(&o);
+
+	set_print_string_function(print_nothing);
+	double *w1 = calloc((size_t)X.n, sizeof *w1), *w = malloc((size_t)X.n * sizeof *w);
+	ck_assert(w1 && w);
+	omp_set_num_threads(1);
+	ck_assert_int_eq(solve_l2r_primal(&X, y, C, L2R_LOSS_L2SVC, 0.1, 1, 0.001, w1), SOLVER_OK);
+	ck_assert(any_nonzero((size_t)X.n, w1));
+	for (int threads = 2; threads <= 4; threads++) {
+		omp_set_num_threads(threads);
+		memset(w, 0, (size_t)X.n * sizeof *w);
+		ck_assert_int_eq(solve_l2r_primal(&X, y, C, L2R_LOSS_L2SVC, 0.1, 1, 0.001, w),
+			SOLVER_OK);
+		ck_assert_msg(memcmp(w, w1, (size_t)X.n * sizeof *w) == 0, "%d threads differ", threads);
+	}
+	set_print_string_function(NULL);
+	free(w1);
+	free(w);
+	free(cells);
+	free(y);
+	free(C);
+}
+END_TEST
+
 /* ---- vec_dot: the documented fixed split, whatever the thread count ---- */
 
 /* The sum vec.h promises, written out serially. */
@@ -294,6 +359,7 @@ static Suite *multicore_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, tall_problem_same_weights_on_any_thread_count, 0, 6);
 	tcase_add_loop_test(tc, wide_problem_same_weights_on_any_thread_count, 0, 3);
+	tcase_add_loop_test(tc, cell_rows_same_weights_on_any_thread_count, 0, 2);
 	tcase_add_loop_test(tc, dot_follows_fixed_chunks_on_any_thread_count, 0,
 		(int)(sizeof dot_lengths / sizeof dot_lengths[0]));
 	tcase_add_test(tc, axpy_on_any_thread_count);
