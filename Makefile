@@ -1,4 +1,4 @@
-# LIBLINEAR-IK build. `make` builds train, predict and the library;
+# LIBLINEAR-IK build. `make` builds train, predict, ikmap/ikmap and the library;
 # `make check` runs every test; `make demo`, `make bench`, `make install`.
 
 CC ?= cc
@@ -13,12 +13,17 @@ PYTHON ?= python3
 SHVER = 6
 LIB_SO = liblinear/liblinear.so.$(SHVER)
 LIB_A = liblinear/liblinear.a
-PROGRAMS = train predict
+PROGRAMS = train predict ikmap/ikmap
 
 CLI_SRC = liblinear/train.c liblinear/predict.c
 LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
+
+# The GPU mapper's library (built in the GPU block at the end); named here
+# because prerequisites are expanded where a rule is read.
+GPU_LIB = cuda/libanne_gpu.a
+GPU_HDR = $(wildcard cuda/*.h)
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
@@ -40,14 +45,75 @@ $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
-train: liblinear/train.o $(LIB_A)
-	$(CC) -o $@ liblinear/train.o $(LIB_A) $(LDLIBS)
-
-predict: liblinear/predict.o $(LIB_A)
-	$(CC) -o $@ liblinear/predict.o $(LIB_A) $(LDLIBS)
 
 tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
+
+# ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+# It maps on a GPU through $(GPU_LIB) (the GPU block below), so whatever
+# links $(IKMAP_A) links $(IKMAP_LIBS) after it and depends on $(GPU_LIB).
+IKMAP_A = ikmap/libikmap.a
+IKMAP_SRC = $(wildcard ikmap/*.c)
+IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
+IKMAP_HDR = $(wildcard ikmap/*.h)
+IKMAP_LIBS = $(GPU_LIB) -lopenblas $(GPU_LDLIBS)
+
+ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR) $(GPU_HDR)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -c -o $@ $<
+
+$(IKMAP_A): $(IKMAP_OBJ)
+	rm -f $@
+	ar rcs $@ $(IKMAP_OBJ)
+
+# test_ikmap_gpu has its own rule in the GPU block.
+IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_ikmap%, $(UNIT_BIN)))
+
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+
+# Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
+# run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
+ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: ikmap-bench
+ikmap-bench: ikmap/bench/ikmap_bench
+
+all lib: $(IKMAP_A)
+# ---- end ikmap ----
+
+# ---- ik: the Isolation Kernel in the programs (train -k, predict, ikmap) ----
+# The ikmap command is built inside the library's folder (./ikmap is that
+# folder) and installed as $(PREFIX)/bin/ikmap.
+IKMAP_TOOL = ikmap/ikmap
+IK_TOOL_SRC = ik/ikmap_main.c
+IK_SRC = $(filter-out $(IK_TOOL_SRC), $(wildcard ik/*.c))
+IK_OBJ = $(IK_SRC:.c=.o)
+IK_HDR = $(wildcard ik/*.h)
+IK_CFLAGS = -Iliblinear -Iikmap -Iik
+PROGRAM_LIBS = $(IK_OBJ) $(IKMAP_A) $(LIB_A)
+PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
+
+ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
+
+$(CLI_SRC:.c=.o): liblinear/%.o: liblinear/%.c $(LIB_HDR) $(IK_HDR) $(IKMAP_HDR)
+	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
+
+train: liblinear/train.o $(PROGRAM_DEPS)
+	$(CC) -o $@ liblinear/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+predict: liblinear/predict.o $(PROGRAM_DEPS)
+	$(CC) -o $@ liblinear/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_DEPS)
+	$(CC) -o $@ ik/ikmap_main.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
+
+$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+# ---- end ik ----
 
 # Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
 bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
@@ -72,11 +138,94 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 train $(DESTDIR)$(PREFIX)/bin/train
 	install -m 755 predict $(DESTDIR)$(PREFIX)/bin/predict
+	install -m 755 $(IKMAP_TOOL) $(DESTDIR)$(PREFIX)/bin/ikmap
 	install -m 644 liblinear/linear.h $(DESTDIR)$(PREFIX)/include/linear.h
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/liblinear.so.$(SHVER)
 	ln -sf liblinear.so.$(SHVER) $(DESTDIR)$(PREFIX)/lib/liblinear.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/liblinear.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' liblinear/liblinear.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear.pc
 
+# ---- GPU aNNE mapper (cuda/, owned by the cuda branch) ----------------------
+# nvcc is taken from the PATH or /usr/local/cuda/bin; `make NVCC=` builds the
+# CPU-only library instead (anne_gpu_none.c: 0 devices, create says why).
+# Programs that map on the GPU link $(GPU_LIB) $(GPU_LDLIBS): cudart is
+# static and cuBLAS is opened at run time, so they start without CUDA.
+ifeq ($(origin NVCC),undefined)
+NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+endif
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3
+DATA_DIR ?= ../shared/data
+GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
+ifneq ($(strip $(NVCC)),)
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
+GPU_FLAVOUR = cuda
+GPU_OBJ = cuda/anne_gpu.o
+GPU_LDLIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lpthread -lrt -lstdc++
+ALL_NVCCFLAGS = -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall,-Wextra -DANNE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"' $(NVCCFLAGS)
+else
+GPU_FLAVOUR = none
+GPU_OBJ = cuda/anne_gpu_none.o
+GPU_LDLIBS =
+endif
+# test_anne_gpu links check statically so it can be carried to a GPU machine
+# that has no libcheck.
+CHECK_STATIC_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic -lrt -lm
+
+.PHONY: gpu-lib bench-gpu FORCE
+
+all: $(GPU_LIB)
+
+gpu-lib: $(GPU_LIB)
+
+cuda/%.o: cuda/%.c $(GPU_HDR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+cuda/anne_gpu.o: cuda/anne_gpu.cu $(GPU_HDR)
+	$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
+
+# Remembers which flavour the library was built as, so that switching
+# between `make` and `make NVCC=` rebuilds it.
+cuda/flavour: FORCE
+	@echo $(GPU_FLAVOUR) | cmp -s - $@ || echo $(GPU_FLAVOUR) > $@
+
+$(GPU_LIB): $(GPU_HOST_OBJ) $(GPU_OBJ) cuda/flavour
+	rm -f $@
+	ar rcs $@ $(GPU_HOST_OBJ) $(GPU_OBJ)
+
+tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c tests/unit/unit.h $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Icuda -o $@ $< $(GPU_LIB) $(LIB_A) $(CHECK_STATIC_LIBS) $(GPU_LDLIBS) $(LDLIBS)
+
+tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(CHECK_STATIC_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+# What a GPU session carries (bench/results/README-gpu.md): the shared
+# libraries the programs need beyond libc (the device machine may lack
+# OpenBLAS) and the datasets, under build/gpu/.
+GPU_CARRY_PROGRAMS = train predict ikmap/ikmap tests/unit/test_ikmap_gpu tests/unit/test_anne_gpu
+.PHONY: gpu-carry
+gpu-carry: $(GPU_CARRY_PROGRAMS)
+	@test -n "$(strip $(NVCC))" || { echo "gpu-carry needs nvcc (CUDA toolkit)"; exit 1; }
+	rm -rf build/gpu
+	mkdir -p build/gpu/lib build/gpu/data
+	for lib in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do \
+		path=$$(ldd train | awk -v l=$$lib '$$1 == l { print $$3 }'); \
+		test -z "$$path" || cp -L "$$path" build/gpu/lib/ || exit 1; \
+	done
+	cp -R $(DATA_DIR)/. build/gpu/data/
+
+# The benchmark calls cuBLAS itself (the plain SGEMM it compares with).
+bench/gpu_map: bench/gpu_map.c $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+	@test -n "$(strip $(NVCC))" || { echo "bench-gpu needs nvcc (CUDA toolkit)"; exit 1; }
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -I$(CUDA_HOME)/include -o $@ $< $(GPU_LIB) $(LIB_A) -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas $(GPU_LDLIBS) $(LDLIBS)
+
+bench-gpu: bench/gpu_map
+	./bench/gpu_map
+# ---- end of the GPU block ----------------------------------------------------
+
 clean:
-	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS) bench/time_primal
+	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
+	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map
+	rm -f bench/time_primal
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench

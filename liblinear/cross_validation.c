@@ -2,16 +2,22 @@
  * cross_validation.c - n-fold cross-validation (see linear_rows.h, folds.h).
  *
  * Each fold's model is trained on the other folds' rows and predicts its
- * own rows; target[i] is that prediction for row i. The fold models are
- * trained with the caller's parameters and print their progress as train()
- * does, like upstream.
+ * own rows; target[i] is that prediction for row i. With one thread the
+ * fold models train in turn and print their progress as train() does,
+ * like upstream. With more (train -m), the folds train in parallel and
+ * silently (their progress lines would interleave); each fold writes only
+ * its own rows' targets and every model is seeded per fold, so the
+ * targets are the same for any number of threads.
  */
 #include <math.h>
+#include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "folds.h"
 #include "linear.h"
 #include "linear_rows.h"
+#include "print.h"
 
 /* Trains fold k and predicts its block into target; 0 or -1. */
 static int run_fold(const struct folds *f, int k, const struct row_set *X, const double *y,
@@ -49,11 +55,19 @@ int cross_validation_rows(const struct row_set *X, const double *y, double bias,
 	struct folds f;
 	if (folds_make(X->l, nr_fold, &f) != 0)
 		return -1;
-	int rc = 0;
-	for (int k = 0; k < f.nr_fold && rc == 0; k++)
-		rc = run_fold(&f, k, X, y, bias, param, target);
+	int failed = 0;
+	if (omp_get_max_threads() > 1) {
+		bool was_muted = info_mute(true);
+#pragma omp parallel for schedule(dynamic, 1) reduction(|:failed)
+		for (int k = 0; k < f.nr_fold; k++)
+			failed |= run_fold(&f, k, X, y, bias, param, target) != 0;
+		info_mute(was_muted);
+	} else {
+		for (int k = 0; k < f.nr_fold && !failed; k++)
+			failed = run_fold(&f, k, X, y, bias, param, target) != 0;
+	}
 	folds_free(&f);
-	return rc;
+	return failed ? -1 : 0;
 }
 
 void cross_validation(const struct problem *prob, const struct parameter *param, int nr_fold, double *target)

@@ -107,9 +107,9 @@ static double squared_step(const double *start, const double *w, size_t count)
 /* Trains fold k at the current C and p from its last model; predicts its block. */
 static int train_fold(struct search *s, int k, double *step)
 {
-	s->param.init_sol = s->w[k];
-	struct model *m = train_rows(&s->rows[k], s->labels[k], s->bias, &s->param);
-	s->param.init_sol = NULL;
+	struct parameter param = s->param;	/* folds may run at once: no shared writes */
+	param.init_sol = s->w[k];
+	struct model *m = train_rows(&s->rows[k], s->labels[k], s->bias, &param);
 	if (m == NULL)
 		return -1;
 	int slots = m->nr_class > 2 ? m->nr_class : 2;
@@ -122,7 +122,7 @@ static int train_fold(struct search *s, int k, double *step)
 	for (int j = s->folds.start[k]; j < s->folds.start[k + 1]; j++)
 		s->target[s->folds.perm[j]] = predict_values_row(m, s->X, s->folds.perm[j], dec);
 	free(dec);
-	*step += squared_step(s->w[k], m->w, model_w_size(m) * (size_t)model_nr_w(m));
+	*step = squared_step(s->w[k], m->w, model_w_size(m) * (size_t)model_nr_w(m));
 	free(s->w[k]);
 	s->w[k] = m->w;		/* the fold keeps its weights as the next start point */
 	m->w = NULL;
@@ -146,20 +146,35 @@ static double cv_score(const struct search *s)
 	return sum / l;
 }
 
-/* CV at (C, p); *unchanged tells whether no fold model moved. */
+/*
+ * CV at (C, p); *unchanged tells whether no fold model moved. The folds
+ * are independent, so they train in parallel (OpenMP); each writes only
+ * its own weights, steps[k] and its own rows' targets, and the steps are
+ * summed in fold order, so the result does not depend on the threads.
+ */
 static int evaluate(struct search *s, double C, double p, double *score, bool *unchanged)
 {
 	s->param.C = C;
 	s->param.p = p;
-	double step = 0;
+	int nr_fold = s->folds.nr_fold;
+	double *steps = calloc((size_t)nr_fold, sizeof *steps);
+	if (steps == NULL) {
+		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		return -1;
+	}
 	bool was_muted = info_mute(true);
-	int rc = 0;
-	for (int k = 0; k < s->folds.nr_fold && rc == 0; k++)
-		rc = train_fold(s, k, &step);
+	int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(|:failed)
+	for (int k = 0; k < nr_fold; k++)
+		failed |= train_fold(s, k, &steps[k]) != 0;
 	info_mute(was_muted);
+	double step = 0;
+	for (int k = 0; k < nr_fold; k++)
+		step += steps[k];
+	free(steps);
 	*score = cv_score(s);
 	*unchanged = sqrt(step) <= 1e-15;
-	return rc;
+	return failed ? -1 : 0;
 }
 
 static void report_and_keep_best(const struct search *s, double C, double p, double score,

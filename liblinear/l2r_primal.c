@@ -77,15 +77,6 @@ static int threads_available(void)
 #endif
 }
 
-static int thread_number(void)
-{
-#ifdef _OPENMP
-	return omp_get_thread_num();
-#else
-	return 0;
-#endif
-}
-
 static int part_begin(const struct row_parts *pt, int k)
 {
 	return (int)((int64_t)k * pt->l / pt->count);
@@ -289,17 +280,9 @@ static void part_weighted_squares(const struct l2r_objective *o, int begin, int 
 	const double *weight, const double *unused, double *acc)
 {
 	(void)unused;
-	size_t scratch = (size_t)thread_number() * (size_t)o->row_room;
-	int *index = o->row_index + scratch;
-	double *value = o->row_value + scratch;
-	for (int i = begin; i < end; i++) {
-		if (weight[i] == 0)
-			continue;
-		int nnz = rows_nnz(o->X, i);
-		rows_copy_row(o->X, i, index, value);
-		for (int k = 0; k < nnz; k++)
-			acc[index[k] - 1] += weight[i] * value[k] * value[k];
-	}
+	for (int i = begin; i < end; i++)
+		if (weight[i] != 0)
+			rows_axpy_squared(o->X, i, weight[i], acc);
 }
 
 typedef void part_kernel(const struct l2r_objective *o, int begin, int end,
@@ -516,17 +499,11 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->n = X->n > 0 ? (size_t)X->n : 0;
 	o->n_reg = (!regularize_bias && o->n > 0) ? o->n - 1 : o->n;
 
-	/* Integer sums and maxima: the same on any number of threads. */
+	/* An integer sum: the same on any number of threads. */
 	int64_t nnz = 0;
-	int max_row_nnz = 1;
-	#pragma omp parallel for schedule(static) reduction(+:nnz) reduction(max:max_row_nnz) \
-		if(X->l >= PART_MIN_ROWS)
-	for (int i = 0; i < X->l; i++) {
-		int c = rows_nnz(X, i);
-		nnz += c;
-		if (c > max_row_nnz)
-			max_row_nnz = c;
-	}
+	#pragma omp parallel for schedule(static) reduction(+:nnz) if(X->l >= PART_MIN_ROWS)
+	for (int i = 0; i < X->l; i++)
+		nnz += rows_nnz(X, i);
 	o->parts = row_parts_for(X->l);
 	o->by_columns = sum_by_columns(&o->parts, o->n, nnz);
 	o->acc_parts = o->parts;
@@ -534,7 +511,6 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 		o->acc_parts.count = 1;
 	int threads = threads_available();
 	o->threads = threads < o->parts.count ? threads : o->parts.count;
-	o->row_room = max_row_nnz;
 
 	size_t l = X->l > 0 ? (size_t)X->l : 1;
 	size_t n = o->n > 0 ? o->n : 1;
@@ -545,11 +521,7 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	size_t extra_parts = (size_t)o->acc_parts.count - 1;
 	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
 	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
-	size_t room = (size_t)o->threads * (size_t)max_row_nnz;
-	o->row_index = malloc(room * sizeof *o->row_index);
-	o->row_value = malloc(room * sizeof *o->row_value);
-	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->part_sum
-		|| !o->row_index || !o->row_value) {
+	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->part_sum) {
 		l2r_objective_free(o);
 		return -1;
 	}
@@ -566,14 +538,11 @@ void l2r_objective_free(struct l2r_objective *o)
 	free(o->D);
 	free(o->part_acc);
 	free(o->part_sum);
-	free(o->row_index);
-	free(o->row_value);
 	free(o->row_coef);
 	if (o->columns.start)
 		columns_free(&o->columns);
-	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = o->row_value = NULL;
+	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = NULL;
 	o->row_coef = NULL;
-	o->row_index = NULL;
 	memset(&o->columns, 0, sizeof o->columns);
 }
 

@@ -55,9 +55,6 @@ struct l2r_objective {
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
 	double *part_acc;	/* (acc_parts.count - 1) n: parts 1.. of an X^T product */
 	double *part_sum;	/* parts.count: one part's share of a scalar sum */
-	int row_room;		/* longest row: scratch per thread */
-	int *row_index;		/* threads * row_room: rows' nonzeros (for diag(H)) */
-	double *row_value;
 	struct columns columns;	/* by columns on several threads: X column-major; else empty */
 	double *row_coef;	/* l, with columns: each row's coefficient in H v */
 	double wTw, wTs, sTs;	/* over the regularised weights, for the line search */

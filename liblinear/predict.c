@@ -9,15 +9,27 @@
  * "Wrong input format at line N", and a regular output file is written
  * to a temporary file beside it and renamed into place only when all
  * went well, so a failed run leaves no partial output.
+ *
+ * A model trained with -k names its partitioning file in a trailer line
+ * (ik/ik_model.h). predict then loads and verifies that file (any problem
+ * is an error: never a silent linear prediction), maps the test rows in
+ * batches of IK_BATCH_ROWS (ik/ik_batch.h) and predicts each mapped row
+ * with the public predict()/predict_probability(), so the arithmetic is
+ * exactly upstream's on the rows `ikmap` prints. -m threads and -d device
+ * (LIBLINEAR-IK additions) choose where the mapping runs.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ik_batch.h"
+#include "ik_model.h"
+#include "ik_options.h"
 #include "linear.h"
 #include "reader.h"
 
@@ -26,7 +38,10 @@ static const char usage_text[] =
 	"Usage: predict [options] test_file model_file output_file\n"
 	"options:\n"
 	"-b probability_estimates: whether to output probability estimates, 0 or 1 (default 0); currently for logistic regression only\n"
-	"-q : quiet mode (no outputs)\n";
+	"-q : quiet mode (no outputs)\n"
+	"LIBLINEAR-IK additions, for models trained with -k:\n"
+	"-m threads : number of threads to map the test rows (default: all cores)\n"
+	"-d device : where to map the test rows: auto, cpu or gpu (default auto)\n";
 
 static void exit_with_help(void)
 {
@@ -34,9 +49,23 @@ static void exit_with_help(void)
 	exit(1);
 }
 
+/* -m: as train's. */
+static int parse_thread_count(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
+		exit_with_help();
+	}
+	return (int)v;
+}
+
 struct options {
 	int probability;	/* -b */
 	int quiet;		/* -q */
+	int threads;		/* -m; 0: all cores */
+	struct ik_options ik;	/* only -d is used */
 	const char *test_file;
 	const char *model_file;
 	const char *output_file;
@@ -45,6 +74,7 @@ struct options {
 static void parse_command_line(int argc, char **argv, struct options *o)
 {
 	memset(o, 0, sizeof *o);
+	ik_options_default(&o->ik);
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		switch (argv[i][1]) {
@@ -56,6 +86,15 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 				exit_with_help();
 			o->probability = atoi(argv[i]);
 			break;
+		case 'm':
+			if (++i >= argc)
+				exit_with_help();
+			o->threads = parse_thread_count(argv[i]);
+			break;
+		case 'd':
+			if (++i >= argc || ik_options_parse(&o->ik, 'd', argv[i]) != 1)
+				exit_with_help();
+			break;
 		default:
 			fprintf(stderr, "unknown option: -%c\n", argv[i][1]);
 			exit_with_help();
@@ -66,6 +105,8 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	o->test_file = argv[i];
 	o->model_file = argv[i + 1];
 	o->output_file = argv[i + 2];
+	if (ik_options_check_device(&o->ik) != 0)
+		exit(1);
 }
 
 /*
@@ -226,51 +267,107 @@ static int write_labels(FILE *out, const struct model *m)
 	return 0;
 }
 
-/*
- * Predicts every row of r into out. Returns 0, or -1 after a message.
- */
-static int predict_rows(struct libsvm_reader *r, FILE *out, const struct model *m,
-	const struct options *o, struct scores *s)
+/* What every row's prediction needs: -b's buffer, the output, the totals. */
+struct predictor {
+	const struct model *m;
+	int probability;
+	double *prob;		/* nr_class slots with -b 1 */
+	FILE *out;
+	struct scores scores;
+};
+
+/* Writes the -b 1 header. 0, or -1 after a message. */
+static int predictor_start(struct predictor *p, const struct model *m, const struct options *o, FILE *out)
 {
+	*p = (struct predictor){ .m = m, .probability = o->probability, .out = out };
+	if (!o->probability)
+		return 0;
 	int nr_class = get_nr_class(m);
-	double *prob = NULL;
-	if (o->probability) {
-		prob = malloc((size_t)(nr_class > 0 ? nr_class : 1) * sizeof *prob);
-		if (!prob || write_labels(out, m) != 0) {
-			free(prob);
-			fprintf(stderr, "ERROR: out of memory\n");
-			return -1;
-		}
+	p->prob = malloc((size_t)(nr_class > 0 ? nr_class : 1) * sizeof *p->prob);
+	if (!p->prob || write_labels(out, m) != 0) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		return -1;
 	}
+	return 0;
+}
+
+/* Predicts a row already in the model's feature space and writes its line. */
+static void predict_row(struct predictor *p, const struct feature_node *x, double target)
+{
+	double predicted;
+	if (p->probability) {
+		predicted = predict_probability(p->m, x, p->prob);
+		fprintf(p->out, "%g", predicted);
+		for (int j = 0; j < get_nr_class(p->m); j++)
+			fprintf(p->out, " %g", p->prob[j]);
+		fprintf(p->out, "\n");
+	} else {
+		predicted = predict(p->m, x);
+		fprintf(p->out, "%.17g\n", predicted);
+	}
+	score(&p->scores, predicted, target);
+}
+
+/* Plain model: each row as read. 0, or -1 after a message. */
+static int predict_linear(struct libsvm_reader *r, struct predictor *p)
+{
 	double target;
 	struct feature_node *x;
 	size_t nnz;
 	int status;
 	while ((status = libsvm_reader_next(r, &target, &x, &nnz)) == LIBSVM_ROW) {
-		fit_row_to_model(x, nnz, m);
-		double predicted;
-		if (o->probability) {
-			predicted = predict_probability(m, x, prob);
-			fprintf(out, "%g", predicted);
-			for (int j = 0; j < nr_class; j++)
-				fprintf(out, " %g", prob[j]);
-			fprintf(out, "\n");
-		} else {
-			predicted = predict(m, x);
-			fprintf(out, "%.17g\n", predicted);
-		}
-		score(s, predicted, target);
+		fit_row_to_model(x, nnz, p->m);
+		predict_row(p, x, target);
 	}
-	free(prob);
 	if (status == LIBSVM_ERROR) {
 		fprintf(stderr, "%s\n", libsvm_reader_error(r));
 		return -1;
 	}
-	if (s->total == 0) {
+	return 0;
+}
+
+/* -k model: rows mapped a batch at a time. 0, or -1 after a message. */
+static int predict_mapped(struct libsvm_reader *r, struct predictor *p, const struct ikmap *map,
+	int threads, enum ikmap_device device)
+{
+	struct ik_batch batch;
+	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
+		return -1;
+	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
+	if (!x) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		ik_batch_free(&batch);
+		return -1;
+	}
+	long count;
+	while ((count = ik_batch_next(&batch, r, map, threads, device)) > 0)
+		for (long i = 0; i < count; i++) {
+			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), p->m->bias, x);
+			predict_row(p, x, batch.labels[i]);
+		}
+	free(x);
+	ik_batch_free(&batch);
+	return count < 0 ? -1 : 0;
+}
+
+/*
+ * Predicts every row of r into out (through map when it is not NULL).
+ * Returns 0, or -1 after a message.
+ */
+static int predict_rows(struct libsvm_reader *r, FILE *out, const struct model *m,
+	const struct ikmap *map, const struct options *o, struct scores *s)
+{
+	struct predictor p;
+	int status = predictor_start(&p, m, o, out);
+	if (status == 0)
+		status = map ? predict_mapped(r, &p, map, o->threads, o->ik.device) : predict_linear(r, &p);
+	free(p.prob);
+	*s = p.scores;
+	if (status == 0 && s->total == 0) {
 		fprintf(stderr, "ERROR: no data in test file %s\n", o->test_file);
 		return -1;
 	}
-	return 0;
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -300,10 +397,16 @@ int main(int argc, char **argv)
 		output_discard(&out);
 		return 1;
 	}
+	struct ikmap *map;
+	if (ik_model_load_map(o.model_file, m, &map) != 0) {
+		output_discard(&out);
+		return 1;
+	}
 
 	struct scores s = {0};
-	int failed = predict_rows(r, out.f, m, &o, &s);
+	int failed = predict_rows(r, out.f, m, map, &o, &s);
 	libsvm_reader_close(r);
+	ikmap_free(map);
 	if (failed) {
 		output_discard(&out);
 		return 1;

@@ -3,7 +3,12 @@
  *
  * Same options, defaults, messages and exit codes as upstream (options
  * before the file names; only the letter after '-' is looked at), plus
- * multi-core LIBLINEAR's "-m threads". Differences, all deliberate:
+ * multi-core LIBLINEAR's "-m threads" and the Isolation Kernel options
+ * -k, -t, -g, -r, -S, -d (ik/ik_options.h). Without -k (or with -k 0)
+ * train is plain LIBLINEAR and the other Isolation Kernel options are
+ * accepted and ignored, as upstream ignores -p for a classifier; with -k
+ * the rows are mapped (ik/ik_train.h) and the model is saved with its
+ * partitioning file (ik/ik_model.h). Differences, all deliberate:
  * an empty training file is an error instead of a model with nr_class 0,
  * input errors say why after upstream's "Wrong input format at line N",
  * file names have no length limit, and the model is written by
@@ -17,7 +22,12 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "find_parameters.h"
+#include "ik_model.h"
+#include "ik_options.h"
+#include "ik_train.h"
 #include "linear.h"
+#include "linear_rows.h"
 #include "reader.h"
 
 /* upstream README, "`train' Usage" */
@@ -66,10 +76,27 @@ static const char usage_text[] =
 	"-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n"
 	"-q : quiet mode (no outputs)\n";
 
+/* Ours, after upstream's lines; %d are the defaults of ik_options.h. */
+static const char ik_usage_format[] =
+	"LIBLINEAR-IK additions:\n"
+	"-k type : map the data by the Isolation Kernel before training (default 0)\n"
+	"\t 0 or none    -- no map: plain LIBLINEAR\n"
+	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
+	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
+	"-t T : number of partitionings with -k (default %d)\n"
+	"-g psi : cells per partitioning with -k (default %d); with -C, fixes psi\n"
+	"-r seed : random seed of the partitionings with -k (default %d)\n"
+	"-S 0|1 : with -k anne, scale each feature by 1/max|x| of the training rows (default %d)\n"
+	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
+	"-m threads : number of threads (default: all cores)\n"
+	"-C with -k: searches psi = 4, 8, ..., 4096 (up to the number of rows) and C\n"
+	"The options -t, -g, -r, -S and -d are ignored without -k.\n";
+
 /* Upstream prints the usage to stdout and fails. */
 static void exit_with_help(void)
 {
 	fputs(usage_text, stdout);
+	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
 	exit(1);
 }
 
@@ -95,6 +122,7 @@ struct options {
 	int solver_specified;
 	int quiet;
 	int threads;		/* -m; 0: not given */
+	struct ik_options ik;	/* -k, -t, -g, -r, -S, -d */
 	const char *input_file;
 	char *model_file;	/* allocated */
 };
@@ -110,6 +138,7 @@ static void set_defaults(struct options *o)
 	o->param.regularize_bias = 1;
 	o->param.w_recalc = false;
 	o->bias = -1;
+	ik_options_default(&o->ik);
 }
 
 /* Upstream's default tolerance of each solver (README, -e). */
@@ -232,9 +261,15 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'm':
 			o->threads = parse_thread_count(value);
 			break;
-		default:
-			fprintf(stderr, "unknown option: -%c\n", letter);
-			exit_with_help();
+		default: {
+			int ours = ik_options_parse(&o->ik, letter, value);
+			if (ours < 0)
+				exit_with_help();
+			if (ours == 0) {
+				fprintf(stderr, "unknown option: -%c\n", letter);
+				exit_with_help();
+			}
+		}
 		}
 	}
 	if (i >= argc)
@@ -262,6 +297,8 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->param.eps == INFINITY)
 		o->param.eps = default_eps(o->param.solver_type);
+	if (ik_options_check_device(&o->ik) != 0)
+		exit(1);
 }
 
 static int is_regression(int solver_type)
@@ -270,23 +307,25 @@ static int is_regression(int solver_type)
 		|| solver_type == L2R_L1LOSS_SVR_DUAL;
 }
 
-static void run_cross_validation(const struct problem *prob, const struct options *o)
+static void run_cross_validation(const struct row_set *X, const double *y, double bias,
+	const struct options *o)
 {
-	int l = prob->l;
+	int l = X->l;
 	double *target = malloc((size_t)l * sizeof *target);
 	if (!target)
 		exit_out_of_memory();
-	cross_validation(prob, &o->param, o->nr_fold, target);
+	if (cross_validation_rows(X, y, bias, &o->param, o->nr_fold, target) != 0)
+		exit(1);	/* it said why (out of memory) */
 	if (is_regression(o->param.solver_type)) {
 		double total_error = 0, sumv = 0, sumy = 0, sumvv = 0, sumyy = 0, sumvy = 0;
 		for (int i = 0; i < l; i++) {
-			double y = prob->y[i], v = target[i];
-			total_error += (v - y) * (v - y);
+			double yi = y[i], v = target[i];
+			total_error += (v - yi) * (v - yi);
 			sumv += v;
-			sumy += y;
+			sumy += yi;
 			sumvv += v * v;
-			sumyy += y * y;
-			sumvy += v * y;
+			sumyy += yi * yi;
+			sumvy += v * yi;
 		}
 		double num = l * sumvy - sumv * sumy;
 		printf("Cross Validation Mean squared error = %g\n", total_error / l);
@@ -295,36 +334,95 @@ static void run_cross_validation(const struct problem *prob, const struct option
 	} else {
 		int total_correct = 0;
 		for (int i = 0; i < l; i++)
-			if (target[i] == prob->y[i])
+			if (target[i] == y[i])
 				total_correct++;
 		printf("Cross Validation Accuracy = %g%%\n", 100.0 * total_correct / l);
 	}
 	free(target);
 }
 
-static void run_find_parameters(const struct problem *prob, const struct options *o)
+static double search_start_C(const struct options *o)
 {
-	double start_C = o->C_specified ? o->param.C : -1.0;
-	double start_p = o->p_specified ? o->param.p : -1.0;
+	return o->C_specified ? o->param.C : -1.0;
+}
+
+static double search_start_p(const struct options *o)
+{
+	return o->p_specified ? o->param.p : -1.0;
+}
+
+static void run_find_parameters(const struct row_set *X, const double *y, double bias,
+	const struct options *o)
+{
 	double best_C, best_p, best_score;
 	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	find_parameters(prob, &o->param, o->nr_fold, start_C, start_p, &best_C, &best_p, &best_score);
+	find_parameters_rows(X, y, bias, &o->param, o->nr_fold, search_start_C(o), search_start_p(o),
+		&best_C, &best_p, &best_score);
 	if (o->param.solver_type == L2R_L2LOSS_SVR)
 		printf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
 	else
 		printf("Best C = %g  CV accuracy = %g%%\n", best_C, 100.0 * best_score);
 }
 
-static void run_training(const struct problem *prob, const struct options *o)
+/* Plain LIBLINEAR: the rows as read. */
+static void run_linear(const struct libsvm_data *data, const struct options *o)
 {
-	struct model *m = train(prob, &o->param);
-	if (!m)
-		exit(1);	/* train reported why (out of memory) */
-	if (save_model(o->model_file, m) != 0) {
-		fprintf(stderr, "can't save model to file %s\n", o->model_file);
-		exit(1);
+	const struct problem *prob = &data->prob;
+	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
+	if (o->find_parameters) {
+		run_find_parameters(&X, prob->y, prob->bias, o);
+	} else if (o->cross_validation) {
+		run_cross_validation(&X, prob->y, prob->bias, o);
+	} else {
+		struct model *m = train_rows(&X, prob->y, prob->bias, &o->param);
+		if (!m)
+			exit(1);	/* train reported why (out of memory) */
+		if (save_model(o->model_file, m) != 0) {
+			fprintf(stderr, "can't save model to file %s\n", o->model_file);
+			exit(1);
+		}
+		free_and_destroy_model(&m);
+		ik_model_remove_stale(o->model_file);
 	}
-	free_and_destroy_model(&m);
+}
+
+/*
+ * -k: map every row, then free the rows (the cells are all training
+ * needs, and are usually smaller), then train or cross-validate.
+ * Frees data.
+ */
+static void run_kernel(struct libsvm_data *data, const struct options *o)
+{
+	if (o->find_parameters) {
+		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+		if (ik_train_search(data, &o->ik, &o->param, o->bias, o->nr_fold,
+			search_start_C(o), search_start_p(o), o->threads) != 0)
+			exit(1);
+		libsvm_data_free(data);
+		return;
+	}
+	struct ikmap *map = ik_train_build(data, &o->ik, o->ik.psi, o->threads);
+	if (!map)
+		exit(1);
+	void *cells = ik_train_map(map, data, o->threads, o->ik.device);
+	if (!cells)
+		exit(1);
+	int l = data->prob.l;
+	double *y = data->prob.y;
+	data->prob.y = NULL;	/* kept; everything else of data goes */
+	libsvm_data_free(data);
+	struct row_set X = ik_train_rows(map, l, cells, o->bias);
+	if (o->cross_validation) {
+		run_cross_validation(&X, y, o->bias, o);
+	} else {
+		struct model *m = train_rows(&X, y, o->bias, &o->param);
+		if (!m || ik_model_save(o->model_file, m, map) != 0)
+			exit(1);
+		free_and_destroy_model(&m);
+	}
+	free(y);
+	free(cells);
+	ikmap_free(map);
 }
 
 static struct libsvm_data *read_training_file(const char *path, double bias)
@@ -357,21 +455,24 @@ int main(int argc, char **argv)
 		omp_set_num_threads(o.threads);
 #endif
 
-	struct libsvm_data *data = read_training_file(o.input_file, o.bias);
-	const char *error = check_parameter(&data->prob, &o.param);
+	/* with -k the map sees the rows without a bias node; the cell rows get their own */
+	int kernel = o.ik.kernel != IK_KERNEL_NONE;
+	struct libsvm_data *data = read_training_file(o.input_file, kernel ? -1 : o.bias);
+	struct problem checked = data->prob;
+	checked.bias = o.bias;
+	const char *error = check_parameter(&checked, &o.param);
 	if (error) {
 		fprintf(stderr, "ERROR: %s\n", error);
 		exit(1);
 	}
 
-	if (o.find_parameters)
-		run_find_parameters(&data->prob, &o);
-	else if (o.cross_validation)
-		run_cross_validation(&data->prob, &o);
-	else
-		run_training(&data->prob, &o);
+	if (kernel) {
+		run_kernel(data, &o);
+	} else {
+		run_linear(data, &o);
+		libsvm_data_free(data);
+	}
 
-	libsvm_data_free(data);
 	destroy_param(&o.param);
 	free(o.model_file);
 	return 0;

@@ -1,8 +1,8 @@
 /*
  * make_data.c - the demo's own 2-D datasets, in LIBSVM format.
  *
- * Contract: `make_data DIR` writes DIR/blobs.train, DIR/blobs.test,
- * DIR/density.train and DIR/density.test and exits 0 (1 on any I/O
+ * Contract: `make_data DIR` writes DIR/NAME.train and DIR/NAME.test for
+ * NAME = checkerboard, density and blobs, and exits 0 (1 on any I/O
  * error, with a message on stderr). The output is the same on every
  * machine: a fixed seed, our own generator (splitmix64) and values
  * printed with 6 decimals.
@@ -11,6 +11,9 @@
  *   density: class +1 is a small dense cloud inside class -1, which is
  *            spread thinly over the whole unit square. No line separates
  *            them; this is the case the Isolation Kernel is meant for.
+ *   checkerboard: points uniform in the unit square, labelled by the
+ *            colour of the 4x4 checkerboard square they fall in. Every
+ *            line leaves about half of each class on each side.
  */
 #include <math.h>
 #include <stdint.h>
@@ -52,6 +55,19 @@ struct point {
 };
 
 typedef struct point (*sampler)(struct gen *g, int label);
+
+#define SQUARES 4
+
+/* Rejection sampling: uniform points until one falls on a square of the label's colour. */
+static struct point checkerboard(struct gen *g, int label)
+{
+	for (;;) {
+		struct point p = { uniform(g), uniform(g) };
+		int colour = ((int)(SQUARES * p.x) + (int)(SQUARES * p.y)) % 2;
+		if ((colour == 0) == (label > 0))
+			return p;
+	}
+}
 
 static struct point blobs(struct gen *g, int label)
 {
@@ -102,7 +118,9 @@ int main(int argc, char **argv)
 	if (write_set(argv[1], "blobs.train", blobs, &g, TRAIN_PER_CLASS) != 0
 		|| write_set(argv[1], "blobs.test", blobs, &g, TEST_PER_CLASS) != 0
 		|| write_set(argv[1], "density.train", density, &g, TRAIN_PER_CLASS) != 0
-		|| write_set(argv[1], "density.test", density, &g, TEST_PER_CLASS) != 0)
+		|| write_set(argv[1], "density.test", density, &g, TEST_PER_CLASS) != 0
+		|| write_set(argv[1], "checkerboard.train", checkerboard, &g, TRAIN_PER_CLASS) != 0
+		|| write_set(argv[1], "checkerboard.test", checkerboard, &g, TEST_PER_CLASS) != 0)
 		return 1;
 	return 0;
 }

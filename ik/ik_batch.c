@@ -1,0 +1,121 @@
+/*
+ * ik_batch.c - reading, holding and mapping one batch of rows.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ik_batch.h"
+
+static int out_of_memory(void)
+{
+	fprintf(stderr, "ERROR: out of memory\n");
+	return -1;
+}
+
+int ik_batch_init(struct ik_batch *b, size_t capacity, const struct ikmap *map)
+{
+	memset(b, 0, sizeof *b);
+	b->capacity = capacity;
+	b->cell_bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
+	b->labels = malloc(capacity * sizeof *b->labels);
+	b->rows = malloc(capacity * sizeof *b->rows);
+	b->row_start = malloc(capacity * sizeof *b->row_start);
+	b->cells = malloc(capacity * b->cell_bytes);
+	if (b->labels == NULL || b->rows == NULL || b->row_start == NULL || b->cells == NULL) {
+		ik_batch_free(b);
+		return out_of_memory();
+	}
+	return 0;
+}
+
+void ik_batch_free(struct ik_batch *b)
+{
+	free(b->labels);
+	free(b->rows);
+	free(b->row_start);
+	free(b->nodes);
+	free(b->cells);
+	memset(b, 0, sizeof *b);
+}
+
+/* Copies a row (nnz features and the terminator) to the end of nodes. */
+static int keep_row(struct ik_batch *b, const struct feature_node *x, size_t nnz)
+{
+	size_t need = b->nodes_used + nnz + 1;
+	if (need > b->nodes_cap) {
+		size_t cap = b->nodes_cap ? b->nodes_cap : 1024;
+		while (cap < need)
+			cap *= 2;
+		struct feature_node *nodes = realloc(b->nodes, cap * sizeof *nodes);
+		if (nodes == NULL)
+			return -1;
+		b->nodes = nodes;
+		b->nodes_cap = cap;
+	}
+	b->row_start[b->count] = b->nodes_used;
+	memcpy(b->nodes + b->nodes_used, x, (nnz + 1) * sizeof *x);
+	b->nodes_used = need;
+	return 0;
+}
+
+long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
+	enum ikmap_device device)
+{
+	b->count = 0;
+	b->nodes_used = 0;
+	int status = LIBSVM_ROW;
+	while (b->count < b->capacity) {
+		double label;
+		struct feature_node *x;
+		size_t nnz;
+		status = libsvm_reader_next(r, &label, &x, &nnz);
+		if (status != LIBSVM_ROW)
+			break;
+		if (keep_row(b, x, nnz) != 0)
+			return out_of_memory();
+		b->labels[b->count++] = label;
+	}
+	if (status == LIBSVM_ERROR) {
+		fprintf(stderr, "%s\n", libsvm_reader_error(r));
+		return -1;
+	}
+	/* nodes may have moved while growing: point the rows now */
+	for (size_t i = 0; i < b->count; i++)
+		b->rows[i] = b->nodes + b->row_start[i];
+	char err[IKMAP_ERR_SIZE];
+	if (b->count > 0 && ikmap_map_on(map, b->rows, b->count, b->cells, threads, device, err) != 0) {
+		fprintf(stderr, "ERROR: %s\n", err);
+		return -1;
+	}
+	return (long)b->count;
+}
+
+const void *ik_batch_cells(const struct ik_batch *b, size_t i)
+{
+	return b->cells + i * b->cell_bytes;
+}
+
+double ik_cell_value(const struct ikmap *map)
+{
+	return 1 / sqrt((double)ikmap_t(map));
+}
+
+void ik_cell_row(const struct ikmap *map, const void *cells, double bias, struct feature_node *out)
+{
+	int t = ikmap_t(map);
+	size_t psi = (size_t)ikmap_psi(map);
+	double value = ik_cell_value(map);
+	for (int k = 0; k < t; k++) {
+		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
+		out[k].value = value;
+	}
+	int n = t;
+	if (bias >= 0) {
+		out[n].index = (int)((size_t)t * psi + 1);
+		out[n].value = bias;
+		n++;
+	}
+	out[n].index = -1;
+	out[n].value = 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * ik_batch.h - LIBSVM rows streamed through a map in batches.
+ *
+ * Contract: a batch holds at most `capacity` rows read from a
+ * libsvm_reader (labels and features copied out of the reader), and the
+ * cells ikmap_map gives them. Memory is bounded by the batch, not the
+ * file: predict and the ikmap tool read, map and write one batch at a
+ * time, and mapping a batch uses all the map's threads at once.
+ * ik_cell_row() writes one row's cells as the feature_node row that a
+ * model trained with -k sees, so predict and `ikmap` (map mode) show the
+ * same numbers: feature k*psi + cell + 1 with value 1/sqrt(t) for
+ * k = 0..t-1, ascending, then the bias feature t*psi + 1 when bias >= 0.
+ */
+#ifndef IK_BATCH_H
+#define IK_BATCH_H
+
+#include <stddef.h>
+#include "ikmap.h"
+#include "linear.h"
+#include "reader.h"
+
+#define IK_BATCH_ROWS 4096
+
+struct ik_batch {
+	size_t capacity;		/* rows per batch */
+	size_t count;			/* rows in the batch now */
+	double *labels;			/* [capacity] */
+	struct feature_node **rows;	/* [capacity], into nodes */
+	size_t *row_start;		/* [capacity] offsets into nodes */
+	struct feature_node *nodes;
+	size_t nodes_used, nodes_cap;
+	unsigned char *cells;		/* count * t cells of ikmap_cell_size bytes */
+	size_t cell_bytes;		/* ikmap_cell_size(map) * t: one row's cells */
+};
+
+/* 0, or -1 when out of memory (message on stderr). */
+int ik_batch_init(struct ik_batch *b, size_t capacity, const struct ikmap *map);
+void ik_batch_free(struct ik_batch *b);
+
+/*
+ * Reads up to capacity rows (fewer only at the end of the input) and maps
+ * them on device (ikmap_map_on). Returns the number of rows (0: no more input), or -1 after a
+ * message on stderr (the reader's error, or out of memory).
+ */
+long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
+	enum ikmap_device device);
+
+/* Row i's cells (as ikmap_map wrote them). */
+const void *ik_batch_cells(const struct ik_batch *b, size_t i);
+
+/* The value of every cell feature: 1/sqrt(t), so that K(x, y) = x . y. */
+double ik_cell_value(const struct ikmap *map);
+
+/* Writes a row's cells as t feature nodes (+ bias node) and a terminator: out needs t + 2 nodes. */
+void ik_cell_row(const struct ikmap *map, const void *cells, double bias, struct feature_node *out);
+
+#endif /* IK_BATCH_H */

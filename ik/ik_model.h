@@ -1,0 +1,47 @@
+/*
+ * ik_model.h - a -k model on disk: the model file with its trailer
+ * (ik_trailer.h) plus the partitioning file it names.
+ *
+ * Contract.
+ * Saving writes the partitioning as dir(MODEL)/basename(MODEL).ik and the
+ * model with a trailer naming it. Each is first written in full under a
+ * temporary name in its own directory (synced), then the .ik is renamed
+ * into place, then the model. On any failure the temporary files are
+ * removed and -1 is returned after a message on stderr: no model is left
+ * at MODEL unless one was there before. (A crash between the two renames
+ * leaves the new .ik beside the old model; loading then refuses the pair
+ * by its checksum instead of predicting with the wrong partitioning.)
+ * MODEL must be a regular file or a new name; a symbolic link is
+ * replaced by the file, not followed.
+ *
+ * Loading the partitioning of a model checks everything that can be
+ * checked: the trailer is well formed, the file it names loads (which
+ * verifies the file's own checksum), its checksum equals the trailer's,
+ * and t*psi equals the model's nr_feature. Any failure is an error,
+ * never a fall-back to plain linear prediction.
+ */
+#ifndef IK_MODEL_H
+#define IK_MODEL_H
+
+#include "ikmap.h"
+#include "linear.h"
+
+/* 0, or -1 after a message on stderr. */
+int ik_model_save(const char *model_file, const struct model *m, const struct ikmap *map);
+
+/*
+ * The partitioning of the model m loaded from model_file: *map is the
+ * verified map, or NULL when the model file has no trailer (a plain
+ * model). 0, or -1 after a message on stderr.
+ */
+int ik_model_load_map(const char *model_file, const struct model *m, struct ikmap **map);
+
+/*
+ * After a plain model was saved to model_file: removes
+ * dir(MODEL)/basename(MODEL).ik when it is a partitioning file, the
+ * leftover of an earlier -k model of that name. Anything else there is
+ * left alone; failures are ignored (the new model is already in place).
+ */
+void ik_model_remove_stale(const char *model_file);
+
+#endif /* IK_MODEL_H */

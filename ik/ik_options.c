@@ -1,0 +1,142 @@
+/*
+ * ik_options.c - parsing and checking the shared Isolation Kernel options.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ik_options.h"
+
+void ik_options_default(struct ik_options *o)
+{
+	o->kernel = IK_KERNEL_NONE;
+	o->t = IK_DEFAULT_T;
+	o->psi = IK_DEFAULT_PSI;
+	o->psi_given = 0;
+	o->seed = IK_DEFAULT_SEED;
+	o->scale = IK_DEFAULT_SCALE;
+	o->device = IKMAP_DEVICE_AUTO;
+}
+
+/* A whole word of decimal digits, with no sign, that fits an int and is >= min. */
+static int parse_int_at_least(const char *text, int min, int *out)
+{
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (*end != '\0' || errno == ERANGE || v < min || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+_Static_assert(ULLONG_MAX == UINT64_MAX, "a seed is parsed as unsigned long long");
+
+/* Any 64-bit seed, written in decimal without a sign. */
+static int parse_seed(const char *text, uint64_t *out)
+{
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int parse_kernel(const char *text, enum ik_kernel *out)
+{
+	static const char *const names[][2] = {
+		{ "0", "none" }, { "1", "anne" }, { "2", "iforest" }
+	};
+	for (int k = 0; k < 3; k++)
+		if (strcmp(text, names[k][0]) == 0 || strcmp(text, names[k][1]) == 0) {
+			*out = (enum ik_kernel)k;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_device(const char *text, enum ikmap_device *out)
+{
+	if (strcmp(text, "auto") == 0)
+		*out = IKMAP_DEVICE_AUTO;
+	else if (strcmp(text, "cpu") == 0)
+		*out = IKMAP_DEVICE_CPU;
+	else if (strcmp(text, "gpu") == 0)
+		*out = IKMAP_DEVICE_GPU;
+	else
+		return -1;
+	return 0;
+}
+
+/* Prints the message of a bad value; always -1. */
+static int bad_value(const char *message)
+{
+	fprintf(stderr, "ERROR: %s\n", message);
+	return -1;
+}
+
+int ik_options_parse(struct ik_options *o, char letter, const char *value)
+{
+	switch (letter) {
+	case 'k':
+		if (parse_kernel(value, &o->kernel) != 0)
+			return bad_value("-k needs 0 (none), 1 (anne) or 2 (iforest)");
+		return 1;
+	case 't':
+		if (parse_int_at_least(value, 1, &o->t) != 0)
+			return bad_value("-t needs a number of partitionings >= 1");
+		return 1;
+	case 'g':
+		if (parse_int_at_least(value, 1, &o->psi) != 0)
+			return bad_value("-g needs a number of cells per partitioning (psi) >= 1");
+		o->psi_given = 1;
+		return 1;
+	case 'r':
+		if (parse_seed(value, &o->seed) != 0)
+			return bad_value("-r needs a seed, a whole number from 0 to 18446744073709551615");
+		return 1;
+	case 'S':
+		if (strcmp(value, "0") == 0)
+			o->scale = 0;
+		else if (strcmp(value, "1") == 0)
+			o->scale = 1;
+		else
+			return bad_value("-S needs 0 (no scaling) or 1 (max-abs scaling)");
+		return 1;
+	case 'd':
+		if (parse_device(value, &o->device) != 0)
+			return bad_value("-d needs auto, cpu or gpu");
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int ik_options_check_device(const struct ik_options *o)
+{
+	char why[IKMAP_ERR_SIZE];
+	if (o->device == IKMAP_DEVICE_GPU && ikmap_gpu_devices(why) == 0) {
+		fprintf(stderr, "ERROR: -d gpu: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+struct ikmap_params ik_options_map_params(const struct ik_options *o, int psi, int threads)
+{
+	struct ikmap_params p = {0};
+	p.method = o->kernel == IK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	p.t = o->t;
+	p.psi = psi;
+	p.seed = o->seed;
+	p.scale = o->scale;
+	p.threads = threads;
+	return p;
+}

@@ -1,0 +1,55 @@
+/*
+ * ik_options.h - the Isolation Kernel options that train, predict and the
+ * ikmap tool share: -k type, -t T, -g psi, -r seed, -S 0|1 and -d device.
+ *
+ * Contract: ik_options_parse() looks at one option letter and its value
+ * word. It returns 1 when the letter is one of ours and the value is good,
+ * 0 when the letter is not one of ours (the caller handles it), and -1
+ * after printing why the value is bad to stderr (the caller then prints
+ * its usage and exits 1, as train does for a bad -v). Values are checked
+ * strictly: the whole word must be a number in range.
+ * The defaults live here, one #define each, so that the benchmark that
+ * measures them changes one line.
+ */
+#ifndef IK_OPTIONS_H
+#define IK_OPTIONS_H
+
+#include <stdint.h>
+#include "ikmap.h"
+
+#define IK_DEFAULT_T 100
+/* Provisional until the benchmark measures the best default by cross-validation. */
+#define IK_DEFAULT_PSI 64
+/* Provisional, as IK_DEFAULT_PSI: aNNE max-abs scaling on. */
+#define IK_DEFAULT_SCALE 1
+#define IK_DEFAULT_SEED 1
+
+enum ik_kernel { IK_KERNEL_NONE = 0, IK_KERNEL_ANNE = 1, IK_KERNEL_IFOREST = 2 };
+
+struct ik_options {
+	enum ik_kernel kernel;
+	int t;
+	int psi;
+	int psi_given;		/* -g was on the command line */
+	uint64_t seed;
+	int scale;
+	enum ikmap_device device;	/* -d auto|cpu|gpu */
+};
+
+void ik_options_default(struct ik_options *o);
+
+/* letter: the character after '-'; value: the next word. 1, 0 or -1 as above. */
+int ik_options_parse(struct ik_options *o, char letter, const char *value);
+
+/*
+ * Checks -d after the command line is read: -d gpu without a usable GPU
+ * prints "ERROR: -d gpu: no CUDA device found" (or "... this build has no
+ * GPU support") and returns -1; otherwise 0. -d auto falls back to the
+ * CPU silently when mapping (ikmap_map_on), -d cpu never asks.
+ */
+int ik_options_check_device(const struct ik_options *o);
+
+/* The ikmap parameters of -k, -t, -r, -S with the given psi and thread count. */
+struct ikmap_params ik_options_map_params(const struct ik_options *o, int psi, int threads);
+
+#endif /* IK_OPTIONS_H */

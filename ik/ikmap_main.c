@@ -1,0 +1,274 @@
+/*
+ * ikmap_main.c - the `ikmap` command: build a partitioning file, map
+ * LIBSVM rows through one, or print Isolation Kernel values.
+ *
+ *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1] [-m threads] data partitioning_file
+ *   ikmap [-m threads] partitioning_file < in > out
+ *   ikmap -K [-m threads] partitioning_file file_x [file_y]
+ *
+ * Building uses the same defaults and code as train -k, so `train -k` and
+ * `ikmap` + upstream `train` on its output agree. Mapping streams:
+ * IK_BATCH_ROWS rows at a time, each written as the row a -k model sees
+ * (ik_batch.h), values printed with %.17g so they read back exactly.
+ * The kernel mode holds the cells of file_y (t small integers a row) and
+ * streams file_x. Usage goes to stdout, errors to stderr; both exit 1, as
+ * train and predict do.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ik_batch.h"
+#include "ik_options.h"
+#include "ik_train.h"
+#include "ikmap.h"
+#include "reader.h"
+
+static const char usage_format[] =
+	"Usage: ikmap -k type [options] data_file partitioning_file\n"
+	"       ikmap [-m threads] partitioning_file < data_file > mapped_file\n"
+	"       ikmap -K [-m threads] partitioning_file file_x [file_y]\n"
+	"The first form builds an Isolation Kernel partitioning of data_file (LIBSVM format)\n"
+	"as train -k does; the second maps each row read from stdin to the row that a model\n"
+	"trained with -k sees (\"label index:value ...\"); the third prints K(x, y) for every\n"
+	"row x of file_x (one line each) and row y of file_y (default: file_x).\n"
+	"options:\n"
+	"-k type : partitioning method\n"
+	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
+	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
+	"-t T : number of partitionings (default %d)\n"
+	"-g psi : cells per partitioning (default %d)\n"
+	"-r seed : random seed (default %d)\n"
+	"-S 0|1 : aNNE only: scale each feature by 1/max|x| of data_file's rows (default %d)\n"
+	"-m threads : number of threads (default: all cores)\n"
+	"-d device : auto, cpu or gpu (default auto)\n"
+	"-K : print kernel values\n";
+
+static void exit_with_help(void)
+{
+	printf(usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	exit(1);
+}
+
+static void fail(const char *message, const char *name)
+{
+	fprintf(stderr, "ERROR: %s%s\n", message, name);
+	exit(1);
+}
+
+struct options {
+	struct ik_options ik;
+	int build_option_given;	/* -k, -t, -g, -r or -S */
+	int kernel_values;	/* -K */
+	int threads;		/* -m; 0: all cores */
+	char **files;
+	int nr_files;
+};
+
+static int parse_thread_count(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
+		exit_with_help();
+	}
+	return (int)v;
+}
+
+static void parse_command_line(int argc, char **argv, struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	ik_options_default(&o->ik);
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char letter = argv[i][1];
+		if (letter == 'K') {
+			o->kernel_values = 1;
+			continue;
+		}
+		if (i + 1 >= argc)
+			exit_with_help();
+		const char *value = argv[++i];
+		if (letter == 'm') {
+			o->threads = parse_thread_count(value);
+			continue;
+		}
+		int ours = ik_options_parse(&o->ik, letter, value);
+		if (ours < 0)
+			exit_with_help();
+		if (ours == 0) {
+			fprintf(stderr, "unknown option: -%c\n", letter);
+			exit_with_help();
+		}
+		if (letter != 'd')
+			o->build_option_given = 1;
+	}
+	o->files = argv + i;
+	o->nr_files = argc - i;
+	int building = o->build_option_given;
+	if (building && o->kernel_values) {
+		fprintf(stderr, "ERROR: -K reads a partitioning file; -k, -t, -g, -r and -S are for building one\n");
+		exit_with_help();
+	}
+	if (o->kernel_values ? o->nr_files != 2 && o->nr_files != 3
+		: o->nr_files != (building ? 2 : 1))
+		exit_with_help();
+	if (building && o->ik.kernel == IK_KERNEL_NONE) {
+		fprintf(stderr, "ERROR: building a partitioning needs -k anne or -k iforest\n");
+		exit_with_help();
+	}
+	if (ik_options_check_device(&o->ik) != 0)
+		exit(1);
+}
+
+static struct libsvm_reader *open_reader(const char *path)
+{
+	struct libsvm_reader *r = libsvm_reader_open(path);
+	if (!r)
+		fail("can't open input file ", path);
+	return r;
+}
+
+static int build(const struct options *o)
+{
+	const char *data_file = o->files[0], *map_file = o->files[1];
+	struct libsvm_reader *r = open_reader(data_file);
+	struct libsvm_data *data = libsvm_data_read(r, -1);
+	if (!data) {
+		fprintf(stderr, "%s\n", libsvm_reader_error(r));
+		return 1;
+	}
+	libsvm_reader_close(r);
+	if (data->prob.l == 0)
+		fail("no data in file ", data_file);
+	struct ikmap *map = ik_train_build(data, &o->ik, o->ik.psi, o->threads);
+	libsvm_data_free(data);
+	if (!map)
+		return 1;
+	char err[IKMAP_ERR_SIZE];
+	int status = ikmap_save(map, map_file, err);
+	if (status != 0)
+		fprintf(stderr, "ERROR: %s\n", err);
+	ikmap_free(map);
+	return status != 0;
+}
+
+static struct ikmap *load_map(const char *path)
+{
+	char err[IKMAP_ERR_SIZE];
+	struct ikmap *map = ikmap_load(path, err);
+	if (!map)
+		fail(err, "");
+	return map;
+}
+
+/* Flushes stdout; exits 1 if anything written to it was lost. */
+static void finish_output(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		fail("cannot write the output", "");
+}
+
+static int map_stdin(const struct options *o)
+{
+	struct ikmap *map = load_map(o->files[0]);
+	struct libsvm_reader *r = libsvm_reader_from_stream(stdin, "stdin");
+	struct ik_batch batch;
+	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
+	if (!r || !x || ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
+		fail("out of memory", "");
+	/* every value is 1/sqrt(t): format it once, not once per cell */
+	char value[32];
+	snprintf(value, sizeof value, "%.17g", ik_cell_value(map));
+	long count;
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
+		for (long i = 0; i < count; i++) {
+			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), -1, x);
+			printf("%.17g", batch.labels[i]);
+			for (const struct feature_node *f = x; f->index != -1; f++)
+				printf(" %d:%s", f->index, value);
+			putchar('\n');
+		}
+		finish_output();	/* each batch leaves as soon as it is mapped */
+	}
+	free(x);
+	ik_batch_free(&batch);
+	libsvm_reader_close(r);
+	ikmap_free(map);
+	return count < 0;
+}
+
+/* Every row's cells of a file, one after another (*rows of them). */
+static unsigned char *read_all_cells(const char *path, const struct ikmap *map, const struct options *o,
+	size_t *rows)
+{
+	struct libsvm_reader *r = open_reader(path);
+	struct ik_batch batch;
+	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
+		exit(1);
+	unsigned char *all = NULL;
+	size_t used = 0;
+	long count;
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
+		size_t bytes = (size_t)count * batch.cell_bytes;
+		unsigned char *grown = realloc(all, (used + (size_t)count) * batch.cell_bytes);
+		if (!grown)
+			fail("out of memory", "");
+		all = grown;
+		memcpy(all + used * batch.cell_bytes, batch.cells, bytes);
+		used += (size_t)count;
+	}
+	if (count < 0)
+		exit(1);
+	if (used == 0)
+		fail("no data in file ", path);
+	ik_batch_free(&batch);
+	libsvm_reader_close(r);
+	*rows = used;
+	return all;
+}
+
+static int kernel_values(const struct options *o)
+{
+	struct ikmap *map = load_map(o->files[0]);
+	const char *x_file = o->files[1];
+	const char *y_file = o->nr_files == 3 ? o->files[2] : x_file;
+	size_t ny;
+	unsigned char *y_cells = read_all_cells(y_file, map, o, &ny);
+	size_t row_bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
+	struct libsvm_reader *r = open_reader(x_file);
+	struct ik_batch batch;
+	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
+		exit(1);
+	long count;
+	size_t nx = 0;
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
+		for (long i = 0; i < count; i++) {
+			const void *cx = ik_batch_cells(&batch, (size_t)i);
+			for (size_t j = 0; j < ny; j++)
+				printf(j ? " %g" : "%g", ikmap_kernel_cells(map, cx, y_cells + j * row_bytes));
+			putchar('\n');
+		}
+		nx += (size_t)count;
+		finish_output();
+	}
+	if (count == 0 && nx == 0)
+		fail("no data in file ", x_file);
+	free(y_cells);
+	ik_batch_free(&batch);
+	libsvm_reader_close(r);
+	ikmap_free(map);
+	return count < 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	parse_command_line(argc, argv, &o);
+	if (o.kernel_values)
+		return kernel_values(&o);
+	if (o.build_option_given)
+		return build(&o);
+	return map_stdin(&o);
+}

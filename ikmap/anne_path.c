@@ -1,0 +1,246 @@
+/*
+ * anne_path.c - what aNNE derives from its stored samples (scaled values,
+ * norms), the structures of the dense and the sparse path, and the cost
+ * model that picks between them.
+ *
+ * Rule: with m = t psi centres, the dense path costs per mapped row about
+ * m (d + 2) GEMM multiply-adds plus m scanned scores; the sparse path one
+ * scattered multiply-add per posting it touches (P, estimated by the
+ * sampled rows themselves: the mean over samples of the summed posting
+ * lengths of their features) plus m gathered scores. With the per-item
+ * costs below (process CPU time on one core of the development machine,
+ * an AMD EPYC with AVX-512, OpenBLAS 0.3.21; from ikmap_bench over
+ * d = 54..1000 and densities 0.05..1 at n = 30000, t = 100, psi = 256),
+ * dense is chosen when
+ *   m (d + 2) NS_PER_GEMM_MULADD + m NS_PER_DENSE_SCORE
+ *     < P NS_PER_POSTING + m NS_PER_SPARSE_SCORE,
+ * e.g. dense data always, d = 123 at 11 % density (a9a-like) sparse.
+ * Dense is possible only for d <= DENSE_MAX_DIM, a centre matrix of at most
+ * DENSE_MAX_BYTES and centre norms below 2^59 (float range, anne_exact.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "ikmap_impl.h"
+
+#define DENSE_MAX_DIM (1 << 20)
+#define DENSE_MAX_BYTES ((size_t)4 << 30)
+#define DENSE_MAX_NORM 0x1p59
+/* Measured costs in nanoseconds (see above). */
+#define NS_PER_GEMM_MULADD 0.0165
+#define NS_PER_DENSE_SCORE 0.45
+#define NS_PER_POSTING 0.4
+#define NS_PER_SPARSE_SCORE 1.4
+
+static double sample_norm(const struct ikmap *map, int s)
+{
+	return sqrt(map->sample_sqnorm[s]);
+}
+
+static int scale_samples(struct ikmap *map)
+{
+	int u = map->nsamples;
+	int64_t nnz = map->sample_start[u];
+	map->sample_scaled = malloc(((size_t)nnz + 1) * sizeof(double));
+	map->sample_sqnorm = malloc((size_t)u * sizeof(double));
+	map->part_maxnorm = malloc((size_t)map->t * sizeof(double));
+	if (!map->sample_scaled || !map->sample_sqnorm || !map->part_maxnorm)
+		return -1;
+	for (int s = 0; s < u; s++) {
+		double sq = 0;
+		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
+			double v = map->sample_value[e] * map->factor[map->sample_index[e]];
+			map->sample_scaled[e] = v;
+			sq += v * v;
+		}
+		map->sample_sqnorm[s] = sq;
+	}
+	for (int k = 0; k < map->t; k++) {
+		double b = 0;
+		for (int i = 0; i < map->psi; i++)
+			b = fmax(b, sample_norm(map, map->centre[(size_t)k * map->psi + i]));
+		map->part_maxnorm[k] = b;
+	}
+	return 0;
+}
+
+static size_t dense_bytes(const struct ikmap *map)
+{
+	return (size_t)map->t * (size_t)map->psi * ((size_t)map->dim + 2) * sizeof(float);
+}
+
+static int dense_possible(const struct ikmap *map)
+{
+	if (map->dim > DENSE_MAX_DIM || dense_bytes(map) > DENSE_MAX_BYTES)
+		return 0;
+	for (int k = 0; k < map->t; k++)
+		if (!(map->part_maxnorm[k] < DENSE_MAX_NORM))
+			return 0;
+	return 1;
+}
+
+/* Number of sampled rows with each feature, at count[j]. */
+static int64_t *feature_counts(const struct ikmap *map)
+{
+	int64_t *count = calloc((size_t)map->dim + 2, sizeof(int64_t));
+	if (!count)
+		return NULL;
+	int64_t nnz = map->sample_start[map->nsamples];
+	for (int64_t e = 0; e < nnz; e++)
+		count[map->sample_index[e]]++;
+	return count;
+}
+
+static int choose_path(const struct ikmap *map, enum ikmap_path *path)
+{
+	*path = IKMAP_PATH_SPARSE;
+	if (!dense_possible(map))
+		return 0;
+	int64_t *count = feature_counts(map);
+	if (!count)
+		return -1;
+	double postings = 0;
+	int64_t nnz = map->sample_start[map->nsamples];
+	for (int64_t e = 0; e < nnz; e++)
+		postings += (double)count[map->sample_index[e]];
+	postings /= map->nsamples;
+	free(count);
+	double m = (double)map->t * map->psi;
+	double dense = m * ((double)map->dim + 2) * NS_PER_GEMM_MULADD + m * NS_PER_DENSE_SCORE;
+	double sparse = postings * NS_PER_POSTING + m * NS_PER_SPARSE_SCORE;
+	if (dense < sparse)
+		*path = IKMAP_PATH_DENSE;
+	return 0;
+}
+
+static void drop_postings(struct ikmap *map)
+{
+	free(map->post_start);
+	free(map->post_sample);
+	free(map->post_value);
+	map->post_start = NULL;
+	map->post_sample = NULL;
+	map->post_value = NULL;
+}
+
+static int build_postings(struct ikmap *map)
+{
+	int64_t *count = feature_counts(map);
+	if (!count)
+		return -1;
+	int64_t nnz = map->sample_start[map->nsamples];
+	map->post_start = malloc(((size_t)map->dim + 2) * sizeof(int64_t));
+	map->post_sample = malloc(((size_t)nnz + 1) * sizeof(int));
+	map->post_value = malloc(((size_t)nnz + 1) * sizeof(double));
+	if (!map->post_start || !map->post_sample || !map->post_value) {
+		free(count);
+		drop_postings(map);
+		return -1;
+	}
+	int64_t at = 0;
+	for (int j = 0; j <= map->dim + 1; j++) {
+		map->post_start[j] = at;
+		at += j <= map->dim ? count[j] : 0;
+		count[j] = map->post_start[j];	/* now the next free slot of j */
+	}
+	for (int s = 0; s < map->nsamples; s++)
+		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
+			int64_t p = count[map->sample_index[e]]++;
+			map->post_sample[p] = s;
+			map->post_value[p] = map->sample_scaled[e];
+		}
+	free(count);
+	return 0;
+}
+
+/* The mean of the distinct scaled samples: centring keeps float norms small. */
+static int centre_mean(struct ikmap *map)
+{
+	map->mean = calloc((size_t)map->dim + 1, sizeof(double));
+	if (!map->mean)
+		return -1;
+	int64_t nnz = map->sample_start[map->nsamples];
+	for (int64_t e = 0; e < nnz; e++)
+		map->mean[map->sample_index[e]] += map->sample_scaled[e];
+	for (int j = 1; j <= map->dim; j++)
+		map->mean[j] /= map->nsamples;
+	return 0;
+}
+
+/* Writes row [-2 (c - mean), ||c - mean||^2, 1] of sample s; returns ||c - mean||. */
+static double dense_row(const struct ikmap *map, int s, float *row)
+{
+	const double *mean = map->mean;
+	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
+	double sq = 0;
+	for (int j = 1; j <= map->dim; j++) {
+		double c = -mean[j];
+		if (e < end && map->sample_index[e] == j)
+			c = map->sample_scaled[e++] - mean[j];
+		sq += c * c;
+		row[j - 1] = -2 * (float)c;
+	}
+	row[map->dim] = (float)sq;
+	row[map->dim + 1] = 1;
+	return sqrt(sq);
+}
+
+static void drop_dense(struct ikmap *map)
+{
+	free(map->mean);
+	free(map->dense);
+	free(map->part_maxnorm_centred);
+	map->mean = NULL;
+	map->dense = NULL;
+	map->part_maxnorm_centred = NULL;
+}
+
+static int build_dense(struct ikmap *map)
+{
+	map->dense_ld = map->dim + 2;
+	map->dense = malloc(dense_bytes(map));
+	map->part_maxnorm_centred = calloc((size_t)map->t, sizeof(double));
+	if (!map->dense || !map->part_maxnorm_centred || centre_mean(map)) {
+		drop_dense(map);
+		return -1;
+	}
+	for (int k = 0; k < map->t; k++)
+		for (int i = 0; i < map->psi; i++) {
+			size_t j = (size_t)k * map->psi + (size_t)i;
+			double b = dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
+			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k], b);
+		}
+	return 0;
+}
+
+int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
+{
+	if (path == IKMAP_PATH_AUTO && choose_path(map, &path)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	if (path == IKMAP_PATH_DENSE && !dense_possible(map)) {
+		ikmap_error(err, "the dense aNNE path needs d <= %d, t*psi*(d+2) floats <= %zu bytes"
+			" and centre norms below 2^59", DENSE_MAX_DIM, DENSE_MAX_BYTES);
+		return -1;
+	}
+	int failed = 0;
+	if (path == IKMAP_PATH_DENSE && !map->dense)
+		failed = build_dense(map);
+	else if (path == IKMAP_PATH_SPARSE && !map->post_start)
+		failed = build_postings(map);
+	if (failed) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	map->path = path;
+	return 0;
+}
+
+int ikmap_anne_prepare(struct ikmap *map, char *err)
+{
+	if (scale_samples(map)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	return ikmap_anne_use_path(map, IKMAP_PATH_AUTO, err);
+}

@@ -1,0 +1,389 @@
+/*
+ * iforest.c - completely random isolation trees: growing them on the
+ * sampled rows and sending rows down them (rules in ikmap.h).
+ *
+ * A tree is grown on its psi rows with the features they use renumbered
+ * 0..nf-1 ("local" features), so the per-node statistics cost O(nonzeros
+ * of the node's rows) even when d is in the millions. Nodes are allocated
+ * in pairs (right child = left child + 1) and processed depth first, left
+ * subtree first, which numbers the leaves from left to right.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ikmap_impl.h"
+
+/* One tree under construction. */
+struct tree {
+	int nnodes;
+	int *feature;
+	int *child;
+	double *split;
+};
+
+/* The psi rows of one tree in local features, and per-node scratch. */
+struct grower {
+	int npoints;
+	int nf;			/* number of local features */
+	int *feature_of;	/* [nf]: the global feature of each local one */
+	int64_t *start;		/* [npoints+1] into lid/val */
+	int *lid;		/* local feature ids, ascending within a point */
+	double *val;
+	/* node statistics, indexed by local feature */
+	int *count;
+	double *lo;
+	double *hi;
+	int *touched;
+	int *candidates;
+	/* points, reordered so that every node owns a contiguous range */
+	int *perm;
+	/* depth-first stack of (node, begin, end) */
+	int *stack;
+};
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int local_id(const struct grower *g, int feature)
+{
+	int a = 0, b = g->nf - 1;
+	while (a < b) {
+		int m = a + (b - a) / 2;
+		if (g->feature_of[m] < feature)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static void grower_free(struct grower *g)
+{
+	free(g->feature_of);
+	free(g->start);
+	free(g->lid);
+	free(g->val);
+	free(g->count);
+	free(g->lo);
+	free(g->hi);
+	free(g->touched);
+	free(g->candidates);
+	free(g->perm);
+	free(g->stack);
+}
+
+static int grower_init(struct grower *g, struct feature_node *const *rows, const int *drawn,
+	int psi)
+{
+	memset(g, 0, sizeof *g);
+	g->npoints = psi;
+	int64_t nnz = 0;
+	for (int p = 0; p < psi; p++)
+		for (const struct feature_node *f = rows[drawn[p]]; f->index != -1; f++)
+			nnz++;
+	g->start = malloc(((size_t)psi + 1) * sizeof(int64_t));
+	g->lid = malloc(((size_t)nnz + 1) * sizeof(int));
+	g->val = malloc(((size_t)nnz + 1) * sizeof(double));
+	g->feature_of = malloc(((size_t)nnz + 1) * sizeof(int));
+	g->perm = malloc((size_t)psi * sizeof(int));
+	g->stack = malloc(3 * (size_t)psi * sizeof(int));
+	if (!g->start || !g->lid || !g->val || !g->feature_of || !g->perm || !g->stack)
+		return -1;
+
+	/* Local features: the sorted distinct features of the psi rows. */
+	int64_t at = 0;
+	for (int p = 0; p < psi; p++)
+		for (const struct feature_node *f = rows[drawn[p]]; f->index != -1; f++)
+			g->feature_of[at++] = f->index;
+	qsort(g->feature_of, (size_t)nnz, sizeof(int), cmp_int);
+	int nf = 0;
+	for (int64_t i = 0; i < nnz; i++)
+		if (nf == 0 || g->feature_of[nf - 1] != g->feature_of[i])
+			g->feature_of[nf++] = g->feature_of[i];
+	g->nf = nf;
+
+	at = 0;
+	for (int p = 0; p < psi; p++) {
+		g->start[p] = at;
+		for (const struct feature_node *f = rows[drawn[p]]; f->index != -1; f++, at++) {
+			g->lid[at] = local_id(g, f->index);
+			g->val[at] = f->value;
+		}
+		g->perm[p] = p;
+	}
+	g->start[psi] = at;
+
+	size_t room = (size_t)nf + 1;
+	g->count = calloc(room, sizeof(int));
+	g->lo = malloc(room * sizeof(double));
+	g->hi = malloc(room * sizeof(double));
+	g->touched = malloc(room * sizeof(int));
+	g->candidates = malloc(room * sizeof(int));
+	if (!g->count || !g->lo || !g->hi || !g->touched || !g->candidates)
+		return -1;
+	return 0;
+}
+
+/* Value of local feature c in point p (0 when absent). */
+static double point_value(const struct grower *g, int p, int c)
+{
+	int64_t a = g->start[p], b = g->start[p + 1];
+	while (a < b) {
+		int64_t m = a + (b - a) / 2;
+		if (g->lid[m] < c)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < g->start[p + 1] && g->lid[a] == c ? g->val[a] : 0;
+}
+
+/*
+ * Fills g->candidates with the local features that are not constant on
+ * points perm[begin..end) and their ranges in lo/hi; returns how many.
+ */
+static int nonconstant_features(struct grower *g, int begin, int end)
+{
+	int ntouched = 0;
+	for (int i = begin; i < end; i++) {
+		int p = g->perm[i];
+		for (int64_t e = g->start[p]; e < g->start[p + 1]; e++) {
+			int c = g->lid[e];
+			double v = g->val[e];
+			if (g->count[c]++ == 0) {
+				g->touched[ntouched++] = c;
+				g->lo[c] = g->hi[c] = v;
+			} else {
+				g->lo[c] = v < g->lo[c] ? v : g->lo[c];
+				g->hi[c] = v > g->hi[c] ? v : g->hi[c];
+			}
+		}
+	}
+	int ncand = 0;
+	for (int i = 0; i < ntouched; i++) {
+		int c = g->touched[i];
+		/* A point without the feature has value 0 there. */
+		if (g->count[c] < end - begin) {
+			g->lo[c] = g->lo[c] < 0 ? g->lo[c] : 0;
+			g->hi[c] = g->hi[c] > 0 ? g->hi[c] : 0;
+		}
+		if (g->lo[c] < g->hi[c])
+			g->candidates[ncand++] = c;
+		g->count[c] = 0;
+	}
+	return ncand;
+}
+
+/*
+ * A split value uniform in (lo, hi): lo + u (hi - lo) rounds into
+ * (lo, hi] for almost every u; the rare draw that does not (u = 0, or an
+ * overflowing range) is redrawn, and after a few failures hi itself is
+ * used, which still separates lo from hi.
+ */
+static double split_value(struct rng *r, double lo, double hi)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		double v = lo + rng_unit(r) * (hi - lo);
+		if (v > lo && v <= hi)
+			return v;
+	}
+	return hi;
+}
+
+/* Moves points of perm[begin..end) below v on local feature c first; returns the boundary. */
+static int partition(struct grower *g, int begin, int end, int c, double v)
+{
+	int i = begin, j = end - 1;
+	while (i <= j) {
+		if (point_value(g, g->perm[i], c) < v) {
+			i++;
+		} else {
+			int tmp = g->perm[i];
+			g->perm[i] = g->perm[j];
+			g->perm[j] = tmp;
+			j--;
+		}
+	}
+	return i;
+}
+
+static void grow(struct grower *g, struct rng *r, struct tree *tr)
+{
+	int top = 0, leaves = 0;
+	tr->nnodes = 1;
+	g->stack[top++] = 0;
+	g->stack[top++] = 0;
+	g->stack[top++] = g->npoints;
+	while (top > 0) {
+		int end = g->stack[--top];
+		int begin = g->stack[--top];
+		int node = g->stack[--top];
+		int ncand = end - begin > 1 ? nonconstant_features(g, begin, end) : 0;
+		if (ncand == 0) {
+			/* One point, or identical points: a leaf. */
+			tr->feature[node] = 0;
+			tr->child[node] = leaves++;
+			tr->split[node] = 0;
+			continue;
+		}
+		int c = g->candidates[rng_below(r, (uint64_t)ncand)];
+		double v = split_value(r, g->lo[c], g->hi[c]);
+		int mid = partition(g, begin, end, c, v);
+		int left = tr->nnodes;
+		tr->nnodes += 2;
+		tr->feature[node] = g->feature_of[c];
+		tr->child[node] = left;
+		tr->split[node] = v;
+		/* Right first, so the left subtree is finished (and numbered) first. */
+		g->stack[top++] = left + 1;
+		g->stack[top++] = mid;
+		g->stack[top++] = end;
+		g->stack[top++] = left;
+		g->stack[top++] = begin;
+		g->stack[top++] = mid;
+	}
+}
+
+static int grow_tree(struct feature_node *const *rows, const int *drawn, int psi, struct rng *r,
+	struct tree *tr)
+{
+	/* Isolating psi points takes psi - 1 splits: at most 2 psi - 1 nodes. */
+	size_t room = 2 * (size_t)psi - 1;
+	tr->feature = malloc(room * sizeof(int));
+	tr->child = malloc(room * sizeof(int));
+	tr->split = malloc(room * sizeof(double));
+	struct grower g = { 0 };
+	int status = -1;
+	if (tr->feature && tr->child && tr->split && !grower_init(&g, rows, drawn, psi)) {
+		grow(&g, r, tr);
+		status = 0;
+	}
+	grower_free(&g);
+	return status;
+}
+
+static int concatenate(struct ikmap *map, struct tree *trees)
+{
+	int64_t total = 0;
+	map->tree_start = malloc(((size_t)map->t + 1) * sizeof(int64_t));
+	if (!map->tree_start)
+		return -1;
+	for (int k = 0; k < map->t; k++) {
+		map->tree_start[k] = total;
+		total += trees[k].nnodes;
+	}
+	map->tree_start[map->t] = total;
+	map->node_feature = malloc((size_t)total * sizeof(int));
+	map->node_child = malloc((size_t)total * sizeof(int));
+	map->node_split = malloc((size_t)total * sizeof(double));
+	if (!map->node_feature || !map->node_child || !map->node_split)
+		return -1;
+	for (int k = 0; k < map->t; k++) {
+		size_t at = (size_t)map->tree_start[k], nn = (size_t)trees[k].nnodes;
+		memcpy(map->node_feature + at, trees[k].feature, nn * sizeof(int));
+		memcpy(map->node_child + at, trees[k].child, nn * sizeof(int));
+		memcpy(map->node_split + at, trees[k].split, nn * sizeof(double));
+	}
+	return 0;
+}
+
+int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
+	const int *drawn, struct rng *rngs, int threads, char *err)
+{
+	struct tree *trees = calloc((size_t)map->t, sizeof *trees);
+	if (!trees) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	int failed = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
+	for (int k = 0; k < map->t; k++)
+		failed |= grow_tree(rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
+			&trees[k]) != 0;
+	if (!failed)
+		failed = concatenate(map, trees);
+	for (int k = 0; k < map->t; k++) {
+		free(trees[k].feature);
+		free(trees[k].child);
+		free(trees[k].split);
+	}
+	free(trees);
+	if (failed) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int ikmap_forest_prepare(struct ikmap *map, char *err)
+{
+	int64_t total = map->tree_start[map->t];
+	map->feature_slot = malloc(((size_t)map->dim + 1) * sizeof(int));
+	map->node_slot = malloc(((size_t)total + 1) * sizeof(int));
+	if (!map->feature_slot || !map->node_slot) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	for (int j = 0; j <= map->dim; j++)
+		map->feature_slot[j] = -1;
+	map->nslots = 0;
+	for (int64_t i = 0; i < total; i++) {
+		int f = map->node_feature[i];
+		if (f == 0) {
+			map->node_slot[i] = -1;
+			continue;
+		}
+		if (map->feature_slot[f] < 0)
+			map->feature_slot[f] = map->nslots++;
+		map->node_slot[i] = map->feature_slot[f];
+	}
+	return 0;
+}
+
+/* Whether some tree splits on feature j (any int j). */
+static int split_feature(const struct ikmap *map, int j)
+{
+	return j >= 1 && j <= map->dim && map->feature_slot[j] >= 0;
+}
+
+/* The leaf x reaches in tree k; value[] holds x on the split features. */
+static int leaf_of(const struct ikmap *map, int k, const double *value)
+{
+	int64_t base = map->tree_start[k];
+	int node = 0;
+	while (map->node_feature[base + node] != 0)
+		node = map->node_child[base + node]
+			+ (value[map->node_slot[base + node]] >= map->node_split[base + node]);
+	return map->node_child[base + node];
+}
+
+int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads)
+{
+	int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(|:failed)
+	{
+		/* x on the split features; kept all zero between rows. */
+		double *value = calloc((size_t)map->nslots + 1, sizeof(double));
+		failed = value == NULL;
+#pragma omp for schedule(dynamic, 256)
+		for (size_t i = 0; i < count; i++) {
+			if (!value)
+				continue;
+			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
+				if (split_feature(map, f->index))
+					value[map->feature_slot[f->index]] = f->value;
+			for (int k = 0; k < map->t; k++)
+				ikmap_put_cell(map, cells, i * (size_t)map->t + (size_t)k,
+					(uint32_t)leaf_of(map, k, value));
+			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
+				if (split_feature(map, f->index))
+					value[map->feature_slot[f->index]] = 0;
+		}
+		free(value);
+	}
+	return failed ? -1 : 0;
+}

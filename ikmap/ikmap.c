@@ -1,0 +1,335 @@
+/*
+ * ikmap.c - building a map (checks, scaling, sampling), mapping rows,
+ * the kernel, accessors and freeing. The partitioning-specific work lives
+ * in iforest.c and anne_*.c.
+ */
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ikmap_impl.h"
+
+void ikmap_error(char *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, IKMAP_ERR_SIZE, fmt, ap);
+	va_end(ap);
+}
+
+int ikmap_threads(int requested)
+{
+	return requested > 0 ? requested : omp_get_max_threads();
+}
+
+struct ikmap *ikmap_alloc(void)
+{
+	struct ikmap *map = calloc(1, sizeof(struct ikmap));
+	if (map && !(map->gpu = ikmap_gpu_new())) {
+		free(map);
+		return NULL;
+	}
+	return map;
+}
+
+const char *ikmap_method_name(enum ikmap_method method)
+{
+	switch (method) {
+	case IKMAP_ANNE:
+		return "anne";
+	case IKMAP_IFOREST:
+		return "iforest";
+	}
+	return NULL;
+}
+
+static int check_params(int n, int d, const struct ikmap_params *p, char *err)
+{
+	if (!p || !ikmap_method_name(p->method)) {
+		ikmap_error(err, "unknown partitioning method");
+		return -1;
+	}
+	if (p->t < 1 || p->psi < 1) {
+		ikmap_error(err, "t (%d) and psi (%d) must be at least 1", p->t, p->psi);
+		return -1;
+	}
+	if (n < 1 || d < 1) {
+		ikmap_error(err, "no training rows or no features (n = %d, d = %d)", n, d);
+		return -1;
+	}
+	if (p->psi > n) {
+		ikmap_error(err, "psi (%d) exceeds the number of training rows (%d)", p->psi, n);
+		return -1;
+	}
+	/* Cell features k*psi + cell + 1 (and a bias after them) must fit an int. */
+	if ((int64_t)p->t * p->psi > INT_MAX - 2) {
+		ikmap_error(err, "t * psi (%d * %d) is too large", p->t, p->psi);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
+{
+	for (int i = 0; i < n; i++) {
+		int prev = 0;
+		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+			if (f->index < 1 || f->index > d) {
+				ikmap_error(err, "row %d: feature index %d is not in 1..%d",
+					i + 1, f->index, d);
+				return -1;
+			}
+			if (f->index <= prev) {
+				ikmap_error(err, "row %d: feature indices are not ascending", i + 1);
+				return -1;
+			}
+			if (!isfinite(f->value)) {
+				ikmap_error(err, "row %d: feature %d is not a finite number",
+					i + 1, f->index);
+				return -1;
+			}
+			prev = f->index;
+		}
+	}
+	return 0;
+}
+
+/* factor[j] = 1 / max |x_j| (1 where the feature is always 0 or unscaled). */
+static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
+{
+	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
+	if (!map->factor) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	for (int j = 0; j <= map->dim; j++)
+		map->factor[j] = 0;
+	if (map->scaled)
+		for (int i = 0; i < n; i++)
+			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
+				map->factor[f->index] = fmax(map->factor[f->index], fabs(f->value));
+	for (int j = 0; j <= map->dim; j++)
+		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
+	return 0;
+}
+
+/* Every partitioning's psi distinct row numbers, at drawn[k*psi ..]. */
+static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char *err)
+{
+	int *drawn = malloc((size_t)t * (size_t)psi * sizeof(int));
+	if (!drawn) {
+		ikmap_error(err, "out of memory");
+		return NULL;
+	}
+	int failed = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
+	for (int k = 0; k < t; k++)
+		failed |= ikmap_sample_distinct(&rngs[k], n, psi, drawn + (size_t)k * psi) != 0;
+	if (failed) {
+		free(drawn);
+		ikmap_error(err, "out of memory");
+		return NULL;
+	}
+	return drawn;
+}
+
+struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
+	const struct ikmap_params *params, char *err)
+{
+	if (check_params(n, d, params, err) || check_rows(rows, n, d, err))
+		return NULL;
+	struct ikmap *map = ikmap_alloc();
+	if (!map) {
+		ikmap_error(err, "out of memory");
+		return NULL;
+	}
+	map->method = params->method;
+	map->t = params->t;
+	map->psi = params->psi;
+	map->dim = d;
+	map->seed = params->seed;
+	map->scaled = params->scale && params->method == IKMAP_ANNE;
+	int threads = ikmap_threads(params->threads);
+
+	struct rng *rngs = NULL;
+	int *drawn = NULL;
+	int status = learn_factors(map, rows, n, err);
+	if (!status && ikmap_partition_rngs(map->seed, map->t, &rngs)) {
+		ikmap_error(err, "out of memory");
+		status = -1;
+	}
+	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
+		status = -1;
+	if (!status) {
+		if (map->method == IKMAP_ANNE)
+			status = ikmap_anne_collect(map, rows, drawn, err);
+		else
+			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+	}
+	if (!status)
+		status = ikmap_prepare(map, err);
+	if (!status)
+		status = ikmap_update_checksum(map, err);
+	free(rngs);
+	free(drawn);
+	if (status) {
+		ikmap_free(map);
+		return NULL;
+	}
+	return map;
+}
+
+int ikmap_prepare(struct ikmap *map, char *err)
+{
+	if (map->method == IKMAP_ANNE)
+		return ikmap_anne_prepare(map, err);
+	map->path = IKMAP_PATH_SPARSE;
+	return ikmap_forest_prepare(map, err);
+}
+
+/*
+ * 1: map on the GPU; 0: on the CPU; -1: IKMAP_DEVICE_GPU cannot be had
+ * (err says why). iForest always goes to the CPU.
+ */
+static int use_gpu(const struct ikmap *map, enum ikmap_device device, char *err)
+{
+	if (device == IKMAP_DEVICE_CPU || map->method != IKMAP_ANNE)
+		return 0;
+	char why[IKMAP_ERR_SIZE];
+	if (ikmap_gpu_devices(why) > 0 && ikmap_gpu_fits(map, why))
+		return 1;
+	if (device == IKMAP_DEVICE_AUTO)
+		return 0;
+	ikmap_error(err, "cannot map on the GPU: %s", why);
+	return -1;
+}
+
+int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, enum ikmap_device device, char *err)
+{
+	int gpu = use_gpu(map, device, err);
+	if (gpu < 0)
+		return -1;
+	threads = ikmap_threads(threads);
+	if (gpu) {
+		char why[IKMAP_ERR_SIZE];
+		if (!ikmap_anne_gpu_map(map, rows, count, cells, threads, why))
+			return 0;
+		if (device == IKMAP_DEVICE_GPU) {
+			ikmap_error(err, "cannot map on the GPU: %s", why);
+			return -1;
+		}
+		/* auto: the CPU maps what the GPU could not */
+	}
+	return ikmap_map(map, rows, count, cells, threads, err);
+}
+
+int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, char *err)
+{
+	int status;
+	threads = ikmap_threads(threads);
+	if (map->method == IKMAP_IFOREST)
+		status = ikmap_forest_map(map, rows, count, cells, threads);
+	else if (map->path == IKMAP_PATH_DENSE)
+		status = ikmap_anne_dense_map(map, rows, count, cells, threads);
+	else
+		status = ikmap_anne_sparse_map(map, rows, count, cells, threads);
+	if (status)
+		ikmap_error(err, "out of memory");
+	return status;
+}
+
+size_t ikmap_cell_size(const struct ikmap *map)
+{
+	return map->psi <= 65536 ? sizeof(uint16_t) : sizeof(uint32_t);
+}
+
+uint32_t ikmap_cell_at(const struct ikmap *map, const void *cells, size_t k)
+{
+	if (map->psi <= 65536)
+		return ((const uint16_t *)cells)[k];
+	return ((const uint32_t *)cells)[k];
+}
+
+double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const void *cells_y)
+{
+	int same = 0;
+	for (int k = 0; k < map->t; k++)
+		same += ikmap_cell_at(map, cells_x, (size_t)k) == ikmap_cell_at(map, cells_y, (size_t)k);
+	return (double)same / map->t;
+}
+
+double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
+	const struct feature_node *y)
+{
+	size_t bytes = ikmap_cell_size(map) * (size_t)map->t;
+	unsigned char *cells = malloc(2 * bytes);
+	if (!cells)
+		return -1;
+	/* ikmap_map takes a row array; these rows are only read. */
+	struct feature_node *pair[2] = { (struct feature_node *)x, (struct feature_node *)y };
+	double k = -1;
+	if (!ikmap_map(map, pair, 2, cells, 1, NULL))
+		k = ikmap_kernel_cells(map, cells, cells + bytes);
+	free(cells);
+	return k;
+}
+
+int ikmap_set_path(struct ikmap *map, enum ikmap_path path, char *err)
+{
+	if (map->method != IKMAP_ANNE) {
+		if (path == IKMAP_PATH_DENSE) {
+			ikmap_error(err, "iForest maps have no dense path");
+			return -1;
+		}
+		return 0;
+	}
+	return ikmap_anne_use_path(map, path, err);
+}
+
+void ikmap_free(struct ikmap *map)
+{
+	if (!map)
+		return;
+	free(map->factor);
+	free(map->sample_start);
+	free(map->sample_index);
+	free(map->sample_value);
+	free(map->centre);
+	free(map->tree_start);
+	free(map->node_feature);
+	free(map->node_child);
+	free(map->node_split);
+	free(map->sample_scaled);
+	free(map->sample_sqnorm);
+	free(map->part_maxnorm);
+	free(map->mean);
+	free(map->dense);
+	free(map->part_maxnorm_centred);
+	free(map->post_start);
+	free(map->post_sample);
+	free(map->post_value);
+	free(map->feature_slot);
+	free(map->node_slot);
+	ikmap_gpu_free(map->gpu);
+	free(map);
+}
+
+int ikmap_t(const struct ikmap *map) { return map->t; }
+int ikmap_psi(const struct ikmap *map) { return map->psi; }
+int ikmap_dim(const struct ikmap *map) { return map->dim; }
+enum ikmap_method ikmap_method(const struct ikmap *map) { return map->method; }
+uint64_t ikmap_seed(const struct ikmap *map) { return map->seed; }
+int ikmap_scaled(const struct ikmap *map) { return map->scaled; }
+uint64_t ikmap_checksum(const struct ikmap *map) { return map->checksum; }
+enum ikmap_path ikmap_path(const struct ikmap *map) { return map->path; }
+
+const double *ikmap_scale_factors(const struct ikmap *map)
+{
+	return map->scaled ? map->factor : NULL;
+}

@@ -1,0 +1,178 @@
+/*
+ * ikmap.h - the Isolation Kernel feature map: t random partitionings of
+ * the input space, each into at most psi cells; a row becomes the t cells
+ * it falls in (Ting, Wells, Washio: "Isolation kernel: the X factor").
+ *
+ * Contract.
+ *
+ * Input rows are upstream rows of struct feature_node (linear.h): 1-based
+ * strictly ascending indices, ended by index -1. Build rows must have
+ * indices in 1..d and finite values (checked; an error otherwise). Rows
+ * given to ikmap_map may have indices above d; those features are
+ * ignored (like upstream predict ignores features it never trained on).
+ * A missing feature is 0.
+ *
+ * Sampling. The caller's seed starts a generator (rng.h) that draws one
+ * seed per partitioning, in order; partitioning k then draws its psi rows
+ * DISTINCT, uniformly without replacement from the n build rows, in a
+ * random order, independently of every other partitioning (a row may
+ * serve several partitionings; ikpykit and the authors' R and MATLAB code
+ * do the same; the authors' C++ IK-OGD instead avoids reuse across
+ * partitionings). The same generator then drives that partitioning's
+ * tree. So maps depend only on (rows, d, method, t, psi, seed, scale), never
+ * on the thread count. psi > n is an error.
+ *
+ * aNNE (IKMAP_ANNE). Partitioning k holds psi centres c(k,0..psi-1), the
+ * sampled rows in draw order. A row's cell is the index i of its nearest
+ * centre by the REFERENCE distance: sum over features j = 1..d, ascending,
+ * of (x_j - c_j)^2 in double, where x_j and c_j are the (scaled) values;
+ * ties go to the lowest i. Two exact-by-construction paths compute it:
+ *  - dense: a float GEMM of a tile of rows against all t*psi centres
+ *    (mean-centred), a segmented argmin per partitioning, and a double
+ *    recomputation of every partitioning whose best and runner-up are
+ *    closer than a rigorous bound on the float error (anne_dense.c);
+ *  - sparse: an inverted index over the centres' nonzeros, distances
+ *    expanded in double, the same bounded recheck (anne_sparse.c).
+ * ikmap_build picks the path from a cost model (anne_path.c); both give
+ * identical cells.
+ *
+ * Devices. ikmap_map_on(..., IKMAP_DEVICE_GPU) maps aNNE rows on a CUDA
+ * GPU (anne_device.c, cuda/anne_gpu.h): rows and centres are densified
+ * (scaled, centred), rounded to float, scored by a float GEMM on the
+ * device, and every cell is certified against the reference distance
+ * with a rigorous bound or recomputed on the host in double, so the cells
+ * are identical to the CPU paths'. The first GPU call on a map uploads
+ * its centres and keeps them with the map (under a lock; GPU calls on one
+ * map run one at a time). IKMAP_DEVICE_AUTO uses the GPU when one is
+ * usable and the map fits it, else the CPU, silently; IKMAP_DEVICE_GPU
+ * fails instead (err says why: no GPU support in this build, no CUDA
+ * device, a partitioning too wide for it, a device error).
+ * IKMAP_DEVICE_CPU never touches the GPU. iForest always maps on the CPU.
+ *
+ * iForest (IKMAP_IFOREST). Partitioning k is a completely random tree on
+ * its psi sampled rows, grown until every node holds one row or rows that
+ * are all identical: a node splits on an attribute drawn uniformly among
+ * those not constant on the node's rows, at a value drawn uniformly in
+ * (min, max) of that attribute there; a row goes left when its value is
+ * below the split. Leaves are numbered 0, 1, ... from left to right, so
+ * duplicates share a leaf and a tree may have fewer than psi leaves
+ * (some cells are then never used). A row's cell is the leaf it reaches.
+ *
+ * Scaling. With scale = 1 an aNNE map multiplies feature j by
+ * factor_j = 1 / max |x_j| over the n build rows (1 when that max is 0),
+ * so zeros stay zero, before any distance; the factors are stored with the
+ * map. iForest ignores the flag (a tree's split choices are invariant to
+ * positive per-feature scaling) and reports ikmap_scaled() = 0.
+ *
+ * Output. ikmap_map writes count*t cells, row-major (row r, partitioning
+ * k at r*t + k), as uint16_t when psi <= 65536 and uint32_t otherwise
+ * (ikmap_cell_size). They feed rows.h ROWS_CELLS (feature k*psi + cell +
+ * 1, value 1/sqrt(t)). K(x, y) = the fraction of partitionings where x
+ * and y share a cell.
+ *
+ * Files. ikmap_save writes a versioned little-endian binary file
+ * atomically (temporary file + rename); ikmap_load verifies it completely
+ * (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
+ * checksum, known as soon as a map is built, so a model file can name the
+ * partitioning it was trained on.
+ *
+ * Errors. Functions that can fail take char err[IKMAP_ERR_SIZE] (or NULL)
+ * and write a one-line message there; the library never exits or prints.
+ * A map is read-only after build/load (ikmap_set_path aside), so several
+ * threads may map with it at once. While mapping on the dense path,
+ * a pthreads OpenBLAS is set to one thread (restored after): our OpenMP
+ * threads each run their own GEMM.
+ */
+#ifndef IKMAP_H
+#define IKMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linear.h"
+
+#define IKMAP_ERR_SIZE 256
+
+enum ikmap_method { IKMAP_ANNE = 0, IKMAP_IFOREST = 1 };
+
+/* Where aNNE rows are mapped (see Devices above). */
+enum ikmap_device { IKMAP_DEVICE_CPU = 0, IKMAP_DEVICE_GPU = 1, IKMAP_DEVICE_AUTO = 2 };
+
+/* How aNNE distances are computed; both give the same cells. */
+enum ikmap_path { IKMAP_PATH_AUTO = 0, IKMAP_PATH_DENSE = 1, IKMAP_PATH_SPARSE = 2 };
+
+struct ikmap_params {
+	enum ikmap_method method;
+	int t;			/* number of partitionings, >= 1 */
+	int psi;		/* rows sampled per partitioning, 1..n */
+	uint64_t seed;
+	int scale;		/* 1: max-abs feature scaling (aNNE only) */
+	int threads;		/* <= 0: the OpenMP default */
+};
+
+struct ikmap;
+
+/* Builds a map from rows[0..n-1] of dimension d; NULL on error. */
+struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
+	const struct ikmap_params *params, char *err);
+
+/*
+ * Maps rows[0..count-1] to cells (count * t elements of ikmap_cell_size
+ * bytes). threads <= 0: the OpenMP default. Returns 0, or -1 when out of
+ * memory (err says so).
+ */
+int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, char *err);
+
+/*
+ * ikmap_map on a device (ikmap_map is IKMAP_DEVICE_CPU). Returns 0, or -1
+ * with err set: out of memory, or under IKMAP_DEVICE_GPU no usable GPU.
+ */
+int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, enum ikmap_device device, char *err);
+
+/*
+ * The number of CUDA devices ikmap_map_on can use; 0 with err (may be
+ * NULL) set to "this build has no GPU support" or "no CUDA device found".
+ */
+int ikmap_gpu_devices(char *err);
+
+/* 2 (uint16_t cells) when psi <= 65536, else 4 (uint32_t). */
+size_t ikmap_cell_size(const struct ikmap *map);
+
+/* Cell k of a row whose t cells start at cells (as ikmap_map wrote them). */
+uint32_t ikmap_cell_at(const struct ikmap *map, const void *cells, size_t k);
+
+/* K(x, y) in [0, 1]; -1 when out of memory. */
+double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
+	const struct feature_node *y);
+
+/* K from two rows' already computed cells. */
+double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const void *cells_y);
+
+int ikmap_save(const struct ikmap *map, const char *path, char *err);
+struct ikmap *ikmap_load(const char *path, char *err);
+void ikmap_free(struct ikmap *map);
+
+int ikmap_t(const struct ikmap *map);
+int ikmap_psi(const struct ikmap *map);
+int ikmap_dim(const struct ikmap *map);
+enum ikmap_method ikmap_method(const struct ikmap *map);
+uint64_t ikmap_seed(const struct ikmap *map);
+int ikmap_scaled(const struct ikmap *map);
+/* Scale factors of features 1..d at [1..d], or NULL when unscaled. */
+const double *ikmap_scale_factors(const struct ikmap *map);
+uint64_t ikmap_checksum(const struct ikmap *map);
+/* "anne" or "iforest"; NULL for anything else. */
+const char *ikmap_method_name(enum ikmap_method method);
+
+/* The aNNE path in use (IKMAP_PATH_DENSE or _SPARSE; _SPARSE for iForest). */
+enum ikmap_path ikmap_path(const struct ikmap *map);
+/*
+ * Forces an aNNE path (IKMAP_PATH_AUTO: the cost model's choice), for
+ * tests and measurements. Not thread-safe with ikmap_map on the same map.
+ * Returns 0, or -1 when the path is impossible (dense: input too wide or
+ * values too large for float) or memory ran out.
+ */
+int ikmap_set_path(struct ikmap *map, enum ikmap_path path, char *err);
+
+#endif /* IKMAP_H */

@@ -1,0 +1,506 @@
+/*
+ * ikmap_file.c - the partitioning file: writing it atomically, reading
+ * and verifying it, and its checksum.
+ *
+ * Format, version 1, every number little-endian whatever the host:
+ *   magic    8 bytes  "IKMAP\r\n\x1a" (the \r\n and ^Z catch text-mode mangling)
+ *   u32 version, u32 method (0 aNNE, 1 iForest), u32 t, u32 psi, u32 d,
+ *   u32 scaled (0/1), u64 seed, u64 count1, u64 count2
+ *   f64 factor[d]                      (features 1..d; only when scaled)
+ *   aNNE (count1 = distinct sampled rows U, count2 = their nonzeros Z):
+ *     u32 length[U]  u32 index[Z]  f64 value[Z] (raw, unscaled)
+ *     u32 centre[t*psi]                (sample of centre i of partitioning k at k*psi+i)
+ *   iForest (count1 = 0, count2 = total nodes N):
+ *     u32 nodes[t]  u32 feature[N] (0 = leaf)  u32 child[N]  f64 split[N]
+ *     (child: inner node: its left child within the tree, right = left + 1;
+ *      leaf: its leaf number)
+ *   u64 checksum: 64-bit FNV-1a of every byte before it
+ * Doubles are stored as their IEEE-754 bit patterns.
+ *
+ * Loading checks the size implied by the header against the file's real
+ * size before allocating anything large, then the checksum, then every
+ * count, index and value, so a damaged file is refused, never trusted.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ikmap_impl.h"
+
+#define VERSION 1
+#define HEADER_BYTES 56
+static const unsigned char magic[8] = { 'I', 'K', 'M', 'A', 'P', '\r', '\n', 0x1a };
+
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* ---- writing ---- */
+
+struct writer {
+	unsigned char *p;
+};
+
+static void put_u32(struct writer *w, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		*w->p++ = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(struct writer *w, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*w->p++ = (unsigned char)(v >> (8 * i));
+}
+
+static void put_f64(struct writer *w, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	put_u64(w, bits);
+}
+
+static uint64_t total_nodes(const struct ikmap *map)
+{
+	return (uint64_t)map->tree_start[map->t];
+}
+
+static uint64_t sample_nnz(const struct ikmap *map)
+{
+	return (uint64_t)map->sample_start[map->nsamples];
+}
+
+/* Bytes of the file of a map (which exists, so nothing overflows). */
+static size_t file_bytes(const struct ikmap *map)
+{
+	uint64_t n = HEADER_BYTES + 8;
+	if (map->scaled)
+		n += 8 * (uint64_t)map->dim;
+	if (map->method == IKMAP_ANNE)
+		n += 4 * (uint64_t)map->nsamples + 12 * sample_nnz(map)
+			+ 4 * (uint64_t)map->t * (uint64_t)map->psi;
+	else
+		n += 4 * (uint64_t)map->t + 16 * total_nodes(map);
+	return (size_t)n;
+}
+
+/* Writes the whole file image into buf (file_bytes long), checksum included. */
+static void serialize(const struct ikmap *map, unsigned char *buf)
+{
+	struct writer w = { buf };
+	memcpy(w.p, magic, sizeof magic);
+	w.p += sizeof magic;
+	put_u32(&w, VERSION);
+	put_u32(&w, (uint32_t)map->method);
+	put_u32(&w, (uint32_t)map->t);
+	put_u32(&w, (uint32_t)map->psi);
+	put_u32(&w, (uint32_t)map->dim);
+	put_u32(&w, (uint32_t)map->scaled);
+	put_u64(&w, map->seed);
+	int anne = map->method == IKMAP_ANNE;
+	put_u64(&w, anne ? (uint64_t)map->nsamples : 0);
+	put_u64(&w, anne ? sample_nnz(map) : total_nodes(map));
+	if (map->scaled)
+		for (int j = 1; j <= map->dim; j++)
+			put_f64(&w, map->factor[j]);
+	if (anne) {
+		uint64_t nnz = sample_nnz(map), m = (uint64_t)map->t * (uint64_t)map->psi;
+		for (int s = 0; s < map->nsamples; s++)
+			put_u32(&w, (uint32_t)(map->sample_start[s + 1] - map->sample_start[s]));
+		for (uint64_t e = 0; e < nnz; e++)
+			put_u32(&w, (uint32_t)map->sample_index[e]);
+		for (uint64_t e = 0; e < nnz; e++)
+			put_f64(&w, map->sample_value[e]);
+		for (uint64_t j = 0; j < m; j++)
+			put_u32(&w, (uint32_t)map->centre[j]);
+	} else {
+		uint64_t nodes = total_nodes(map);
+		for (int k = 0; k < map->t; k++)
+			put_u32(&w, (uint32_t)(map->tree_start[k + 1] - map->tree_start[k]));
+		for (uint64_t i = 0; i < nodes; i++)
+			put_u32(&w, (uint32_t)map->node_feature[i]);
+		for (uint64_t i = 0; i < nodes; i++)
+			put_u32(&w, (uint32_t)map->node_child[i]);
+		for (uint64_t i = 0; i < nodes; i++)
+			put_f64(&w, map->node_split[i]);
+	}
+	put_u64(&w, fnv1a(buf, (size_t)(w.p - buf)));
+}
+
+int ikmap_update_checksum(struct ikmap *map, char *err)
+{
+	size_t n = file_bytes(map);
+	unsigned char *buf = malloc(n);
+	if (!buf) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	serialize(map, buf);
+	map->checksum = fnv1a(buf, n - 8);
+	free(buf);
+	return 0;
+}
+
+static int write_all(const char *tmp, const unsigned char *buf, size_t n, char *err)
+{
+	int fd = mkstemp((char *)tmp);
+	if (fd < 0) {
+		ikmap_error(err, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	FILE *fp = fdopen(fd, "wb");
+	if (!fp) {
+		ikmap_error(err, "cannot write %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	/* mkstemp creates the file private (0600); a map is not a secret. */
+	int bad = fchmod(fd, 0644) != 0;
+	bad = bad || fwrite(buf, 1, n, fp) != n;
+	bad = bad || fflush(fp) != 0;
+	bad = bad || fsync(fd) != 0;
+	int saved = errno;
+	if (fclose(fp) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		ikmap_error(err, "cannot write %s: %s", tmp, strerror(saved));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int ikmap_save(const struct ikmap *map, const char *path, char *err)
+{
+	size_t n = file_bytes(map);
+	unsigned char *buf = malloc(n);
+	char *tmp = malloc(strlen(path) + sizeof ".XXXXXX");
+	if (!buf || !tmp) {
+		free(buf);
+		free(tmp);
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	serialize(map, buf);
+	strcpy(tmp, path);
+	strcat(tmp, ".XXXXXX");
+	int status = write_all(tmp, buf, n, err);
+	if (!status && rename(tmp, path) != 0) {
+		ikmap_error(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		status = -1;
+	}
+	free(buf);
+	free(tmp);
+	return status;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	const unsigned char *p;
+};
+
+static uint32_t get_u32(struct reader *r)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)*r->p++ << (8 * i);
+	return v;
+}
+
+static uint64_t get_u64(struct reader *r)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)*r->p++ << (8 * i);
+	return v;
+}
+
+static double get_f64(struct reader *r)
+{
+	uint64_t bits = get_u64(r);
+	double v;
+	memcpy(&v, &bits, sizeof v);
+	return v;
+}
+
+struct header {
+	uint32_t version, method, t, psi, dim, scaled;
+	uint64_t seed, count1, count2;
+};
+
+static void read_header(const unsigned char *buf, struct header *h)
+{
+	struct reader r = { buf + sizeof magic };
+	h->version = get_u32(&r);
+	h->method = get_u32(&r);
+	h->t = get_u32(&r);
+	h->psi = get_u32(&r);
+	h->dim = get_u32(&r);
+	h->scaled = get_u32(&r);
+	h->seed = get_u64(&r);
+	h->count1 = get_u64(&r);
+	h->count2 = get_u64(&r);
+}
+
+/* *total += count * width, or -1 if that passes limit. */
+static int add_bytes(uint64_t *total, uint64_t count, uint64_t width, uint64_t limit)
+{
+	if (count > (limit - *total) / width)
+		return -1;
+	*total += count * width;
+	return 0;
+}
+
+/* Checks the header's numbers and the size they imply; 0 when it is size. */
+static int check_header(const struct header *h, uint64_t size, const char *path, char *err)
+{
+	if (h->version != VERSION) {
+		ikmap_error(err, "%s: unsupported ikmap file version %u (this library reads %d)",
+			path, h->version, VERSION);
+		return -1;
+	}
+	uint64_t m = (uint64_t)h->t * h->psi;
+	int shape_ok = (h->method == IKMAP_ANNE || h->method == IKMAP_IFOREST)
+		&& h->t >= 1 && h->psi >= 1 && m <= INT_MAX - 2
+		&& h->dim >= 1 && h->dim <= INT_MAX && h->scaled <= 1;
+	if (shape_ok && h->method == IKMAP_ANNE)
+		shape_ok = h->count1 >= 1 && h->count1 <= m && h->count2 <= h->count1 * h->dim;
+	if (shape_ok && h->method == IKMAP_IFOREST)
+		shape_ok = h->count1 == 0 && h->scaled == 0 && h->count2 >= h->t
+			&& h->count2 <= h->t * (2 * (uint64_t)h->psi - 1);
+	if (!shape_ok) {
+		ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+		return -1;
+	}
+	uint64_t need = HEADER_BYTES + 8;
+	int over = h->scaled && add_bytes(&need, h->dim, 8, size);
+	if (h->method == IKMAP_ANNE)
+		over = over || add_bytes(&need, h->count1, 4, size) || add_bytes(&need, h->count2, 12, size)
+			|| add_bytes(&need, m, 4, size);
+	else
+		over = over || add_bytes(&need, h->t, 4, size) || add_bytes(&need, h->count2, 16, size);
+	if (over || need != size) {
+		ikmap_error(err, "%s: ikmap file has the wrong size (truncated or damaged)", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_factors(struct ikmap *map, struct reader *r)
+{
+	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
+	if (!map->factor)
+		return -1;
+	map->factor[0] = 1;
+	for (int j = 1; j <= map->dim; j++) {
+		map->factor[j] = map->scaled ? get_f64(r) : 1;
+		if (!(isfinite(map->factor[j]) && map->factor[j] > 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* 0 ok, -1 out of memory, 1 invalid content. */
+static int read_anne(struct ikmap *map, struct reader *r, uint64_t u, uint64_t nnz)
+{
+	size_t m = (size_t)map->t * (size_t)map->psi;
+	map->nsamples = (int)u;
+	map->sample_start = malloc(((size_t)u + 1) * sizeof(int64_t));
+	map->sample_index = malloc(((size_t)nnz + 1) * sizeof(int));
+	map->sample_value = malloc(((size_t)nnz + 1) * sizeof(double));
+	map->centre = malloc(m * sizeof(int));
+	if (!map->sample_start || !map->sample_index || !map->sample_value || !map->centre)
+		return -1;
+	uint64_t at = 0;
+	for (uint64_t s = 0; s < u; s++) {
+		map->sample_start[s] = (int64_t)at;
+		at += get_u32(r);
+	}
+	map->sample_start[u] = (int64_t)at;
+	if (at != nnz)
+		return 1;
+	for (uint64_t s = 0; s < u; s++) {
+		uint32_t prev = 0;
+		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
+			uint32_t j = get_u32(r);
+			if (j <= prev || j > (uint32_t)map->dim)
+				return 1;
+			map->sample_index[e] = (int)j;
+			prev = j;
+		}
+	}
+	for (uint64_t e = 0; e < nnz; e++)
+		if (!isfinite(map->sample_value[e] = get_f64(r)))
+			return 1;
+	for (size_t j = 0; j < m; j++) {
+		uint32_t s = get_u32(r);
+		if (s >= u)
+			return 1;
+		map->centre[j] = (int)s;
+	}
+	return 0;
+}
+
+/* Node i of a tree of n nodes: a leaf numbered below psi, or a split with children after it. */
+static int node_valid(const struct ikmap *map, uint32_t i, uint32_t n, uint32_t feature,
+	uint32_t child, double split)
+{
+	if (feature == 0)
+		return child < (uint32_t)map->psi;
+	return feature <= (uint32_t)map->dim && child > i && child < n - 1 && isfinite(split);
+}
+
+static int read_forest(struct ikmap *map, struct reader *r, uint64_t total)
+{
+	map->tree_start = malloc(((size_t)map->t + 1) * sizeof(int64_t));
+	map->node_feature = malloc((size_t)total * sizeof(int));
+	map->node_child = malloc((size_t)total * sizeof(int));
+	map->node_split = malloc((size_t)total * sizeof(double));
+	if (!map->tree_start || !map->node_feature || !map->node_child || !map->node_split)
+		return -1;
+	uint64_t at = 0, most = 2 * (uint64_t)map->psi - 1;
+	for (int k = 0; k < map->t; k++) {
+		uint32_t n = get_u32(r);
+		if (n < 1 || n > most)
+			return 1;
+		map->tree_start[k] = (int64_t)at;
+		at += n;
+	}
+	map->tree_start[map->t] = (int64_t)at;
+	if (at != total)
+		return 1;
+	const unsigned char *features = r->p, *children = r->p + 4 * total;
+	r->p += 8 * total;
+	struct reader fr = { features }, cr = { children };
+	for (uint64_t i = 0; i < total; i++) {
+		map->node_feature[i] = (int)get_u32(&fr);
+		map->node_child[i] = (int)get_u32(&cr);
+		map->node_split[i] = get_f64(r);
+	}
+	for (int k = 0; k < map->t; k++) {
+		int64_t base = map->tree_start[k];
+		uint32_t n = (uint32_t)(map->tree_start[k + 1] - base);
+		for (uint32_t i = 0; i < n; i++)
+			if (!node_valid(map, i, n, (uint32_t)map->node_feature[base + i],
+					(uint32_t)map->node_child[base + i], map->node_split[base + i]))
+				return 1;
+	}
+	return 0;
+}
+
+/* Reads the file after checking its header against its size; 0 or -1. */
+static int read_checked(FILE *fp, const char *path, uint64_t size, unsigned char **buf,
+	char *err)
+{
+	unsigned char head[HEADER_BYTES];
+	struct header h;
+	if (size < HEADER_BYTES + 8) {
+		ikmap_error(err, "%s: too short for an ikmap file (truncated?)", path);
+		return -1;
+	}
+	if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES) {
+		ikmap_error(err, "cannot read %s", path);
+		return -1;
+	}
+	if (memcmp(head, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", path);
+		return -1;
+	}
+	read_header(head, &h);
+	if (check_header(&h, size, path, err))
+		return -1;
+	/* The size is now the one the header implies: this is what the file holds. */
+	*buf = malloc((size_t)size);
+	if (!*buf) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	memcpy(*buf, head, HEADER_BYTES);
+	size_t rest = (size_t)size - HEADER_BYTES;
+	if (fread(*buf + HEADER_BYTES, 1, rest, fp) != rest) {
+		ikmap_error(err, "cannot read %s (truncated?)", path);
+		free(*buf);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_file(const char *path, unsigned char **buf, uint64_t *size, char *err)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		ikmap_error(err, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	int status = -1;
+	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+		ikmap_error(err, "%s: not a regular file", path);
+	} else {
+		*size = (uint64_t)st.st_size;
+		status = read_checked(fp, path, *size, buf, err);
+	}
+	fclose(fp);
+	return status;
+}
+
+static int decode(struct ikmap *map, const unsigned char *buf, const char *path, char *err)
+{
+	struct header h;
+	read_header(buf, &h);
+	map->method = (enum ikmap_method)h.method;
+	map->t = (int)h.t;
+	map->psi = (int)h.psi;
+	map->dim = (int)h.dim;
+	map->scaled = (int)h.scaled;
+	map->seed = h.seed;
+	struct reader r = { buf + HEADER_BYTES };
+	int status = read_factors(map, &r);
+	if (!status && map->method == IKMAP_ANNE)
+		status = read_anne(map, &r, h.count1, h.count2);
+	else if (!status)
+		status = read_forest(map, &r, h.count2);
+	if (status < 0)
+		ikmap_error(err, "out of memory");
+	else if (status > 0)
+		ikmap_error(err, "%s: damaged ikmap file (a value or index is out of range)", path);
+	return status ? -1 : 0;
+}
+
+struct ikmap *ikmap_load(const char *path, char *err)
+{
+	unsigned char *buf;
+	uint64_t size;
+	if (read_file(path, &buf, &size, err))
+		return NULL;
+	struct reader tail = { buf + size - 8 };
+	uint64_t sum = fnv1a(buf, (size_t)size - 8);
+	struct ikmap *map = NULL;
+	if (get_u64(&tail) != sum) {
+		ikmap_error(err, "%s: checksum mismatch: the ikmap file is damaged", path);
+	} else if (!(map = ikmap_alloc())) {
+		ikmap_error(err, "out of memory");
+	} else if (decode(map, buf, path, err) || ikmap_prepare(map, err)) {
+		ikmap_free(map);
+		map = NULL;
+	} else {
+		map->checksum = sum;
+	}
+	free(buf);
+	return map;
+}

@@ -1,0 +1,166 @@
+/*
+ * ikmap_impl.h - what the ikmap sources share: the map's layout and the
+ * internal steps of building, preparing and mapping.
+ *
+ * Contract: a struct ikmap has a STORED part (what the file holds and the
+ * checksum covers) and a DERIVED part that ikmap_prepare recomputes from
+ * the stored part after a build or a load. Mapping reads both and writes
+ * nothing in the map. Internal functions report errors through
+ * ikmap_error() into an err buffer of IKMAP_ERR_SIZE bytes (or NULL).
+ */
+#ifndef IKMAP_IMPL_H
+#define IKMAP_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ikmap.h"
+#include "rng.h"
+
+struct ikmap {
+	/* stored: parameters */
+	enum ikmap_method method;
+	int t;
+	int psi;
+	int dim;
+	uint64_t seed;
+	int scaled;
+	double *factor;		/* [dim+1]: feature j is multiplied by factor[j]; all 1 when !scaled */
+
+	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
+	int nsamples;
+	int64_t *sample_start;	/* [nsamples+1] offsets into sample_index/value */
+	int *sample_index;	/* 1-based, strictly ascending within a sample */
+	double *sample_value;
+	int *centre;		/* [t*psi]: sample id of centre i of partitioning k at k*psi+i */
+
+	/* stored, iForest: all trees' nodes, tree k at [tree_start[k], tree_start[k+1]) */
+	int64_t *tree_start;	/* [t+1] */
+	int *node_feature;	/* 0: leaf; else the split feature 1..dim */
+	int *node_child;	/* inner: left child (tree-relative), right is +1; leaf: leaf number */
+	double *node_split;	/* inner: go right when value >= split */
+
+	uint64_t checksum;	/* FNV-1a of the stored part as ikmap_save writes it */
+
+	/* derived, aNNE */
+	double *sample_scaled;	/* sample_value * factor */
+	double *sample_sqnorm;	/* ||scaled sample||^2 */
+	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
+	enum ikmap_path path;	/* DENSE or SPARSE */
+	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float */
+	double *mean;		/* [dim+1] */
+	float *dense;		/* [t*psi][dense_ld] */
+	int dense_ld;		/* dim + 2 */
+	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
+	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
+	int64_t *post_start;	/* [dim+2] */
+	int *post_sample;
+	double *post_value;	/* scaled */
+
+	/* the GPU context, made on first use (anne_device.c); never NULL */
+	struct ikmap_gpu *gpu;
+
+	/* derived, iForest: split features renumbered 0..nslots-1 */
+	int nslots;
+	int *feature_slot;	/* [dim+1]: slot of feature j, or -1 when no tree splits on it */
+	int *node_slot;		/* slot of node_feature (inner nodes) */
+};
+
+/* Formats a message into err (when not NULL). */
+void ikmap_error(char *err, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* An empty map with every pointer NULL; NULL when out of memory. */
+struct ikmap *ikmap_alloc(void);
+
+/* Computes the derived part (and the aNNE path by the cost model). */
+int ikmap_prepare(struct ikmap *map, char *err);
+
+/* OpenMP thread count for a caller's request (<= 0: default). */
+int ikmap_threads(int requested);
+
+/* Stores cell v of element at (uint16_t or uint32_t by psi). */
+static inline void ikmap_put_cell(const struct ikmap *map, void *cells, size_t at, uint32_t v)
+{
+	if (map->psi <= 65536)
+		((uint16_t *)cells)[at] = (uint16_t)v;
+	else
+		((uint32_t *)cells)[at] = v;
+}
+
+/* sample.c */
+/* Partitioning k's generator, seeded from the caller's seed (see ikmap.h). */
+int ikmap_partition_rngs(uint64_t seed, int t, struct rng **out);
+/* psi distinct values of 0..n-1 in random order; 0, or -1 when out of memory. */
+int ikmap_sample_distinct(struct rng *g, int n, int psi, int *out);
+
+/* iforest.c */
+int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
+	const int *drawn, struct rng *rngs, int threads, char *err);
+int ikmap_forest_prepare(struct ikmap *map, char *err);
+int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads);
+
+/* anne_collect.c */
+int ikmap_anne_collect(struct ikmap *map, struct feature_node *const *rows, const int *drawn,
+	char *err);
+
+/* anne_path.c */
+int ikmap_anne_prepare(struct ikmap *map, char *err);
+int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err);
+
+/* anne_exact.c */
+/* The reference distance from row x to sample s (see ikmap.h). */
+double ikmap_reference_distance(const struct ikmap *map, const struct feature_node *x, int s);
+/*
+ * The nearest of the centres of partitioning k whose flag is set (all when
+ * flags is NULL) by the reference distance, lowest index on ties.
+ */
+int ikmap_nearest_exact(const struct ikmap *map, const struct feature_node *x, int k,
+	const unsigned char *flags);
+/*
+ * A bound E(a, b) on |score - (reference distance + a constant shared by
+ * the partitioning's centres)| for a row of norm a against centres of
+ * norm <= b (as computed): float GEMM of centred values (dense path) or
+ * double expansion (sparse path). It includes a relative margin of 2^-20.
+ */
+struct ikmap_bound {
+	double grow;		/* inflates a + b */
+	double rel;		/* times (a + b)^2 */
+	double abs;		/* times (a + b + 1) */
+};
+
+struct ikmap_bound ikmap_float_bound(int dim);
+struct ikmap_bound ikmap_double_bound(int dim);
+/* The GPU's float scores (cuda/anne_bound.h) of float-rounded, centred data. */
+struct ikmap_bound ikmap_gpu_bound(int dim);
+
+static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, double b)
+{
+	double s = e->grow * (a + b);
+	return e->rel * s * s + e->abs * (s + 1);
+}
+
+/* anne_dense.c, anne_sparse.c */
+int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads);
+int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads);
+
+/* anne_device.c */
+/* An untried GPU context; NULL when out of memory. */
+struct ikmap_gpu *ikmap_gpu_new(void);
+void ikmap_gpu_free(struct ikmap_gpu *g);
+/* 1 when an aNNE map is narrow enough for the GPU; else 0 with err set. */
+int ikmap_gpu_fits(const struct ikmap *map, char *err);
+/* Cells on the GPU, identical to the CPU's; 0, or -1 with err set. */
+int ikmap_anne_gpu_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, char *err);
+
+/* ikmap_file.c */
+/* Sets map->checksum from the stored part; 0, or -1 when out of memory. */
+int ikmap_update_checksum(struct ikmap *map, char *err);
+
+#endif /* IKMAP_IMPL_H */

@@ -1,0 +1,211 @@
+/* test_ik_trailer.c - the model trailer: its line, finding it, its names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unit.h"
+#include "ik_trailer.h"
+
+#define LINE "ik_partitioning 0123456789abcdef m.model.ik"
+
+static int parse(const char *line, struct ik_trailer *out)
+{
+	return ik_trailer_parse(line, strlen(line), out);
+}
+
+START_TEST(parses_a_written_line)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *fp = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(ik_trailer_write(fp, 0xfedcba9876543210ULL, "a b.ik"), 0);
+	fclose(fp);
+	ck_assert_str_eq(text, "ik_partitioning fedcba9876543210 a b.ik\n");
+	struct ik_trailer t;
+	ck_assert_int_eq(ik_trailer_parse(text, size - 1, &t), 0);
+	ck_assert_uint_eq(t.checksum, 0xfedcba9876543210ULL);
+	ck_assert_str_eq(t.name, "a b.ik");	/* spaces belong to the name */
+	ik_trailer_free(&t);
+	free(text);
+}
+END_TEST
+
+START_TEST(checksum_keeps_leading_zeros_and_reads_upper_case)
+{
+	struct ik_trailer t;
+	ck_assert_int_eq(parse("ik_partitioning 00000000000000FF x", &t), 0);
+	ck_assert_uint_eq(t.checksum, 0xff);
+	ck_assert_str_eq(t.name, "x");
+	ik_trailer_free(&t);
+	ck_assert_int_eq(parse(LINE "\r", &t), 0);	/* a CRLF copy still works */
+	ck_assert_str_eq(t.name, "m.model.ik");
+	ik_trailer_free(&t);
+}
+END_TEST
+
+START_TEST(rejects_malformed_lines)
+{
+	static const char *const bad[] = {
+		"ik_partitioning 0123456789abcdef",		/* no name */
+		"ik_partitioning 0123456789abcdef ",		/* empty name */
+		"ik_partitioning 0123456789abcde m.ik",		/* 15 digits */
+		"ik_partitioning 0123456789abcdeg m.ik",	/* not hex */
+		"ik_partitioning  0123456789abcdef m.ik",	/* two spaces */
+		"ik_partitioning 0123456789abcdef0 m.ik",	/* 17 digits */
+		"ik_partitioningX0123456789abcdef m.ik",
+		"ik_partition 0123456789abcdef m.ik",
+		"0.25 ",
+		"",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct ik_trailer t = { 0, NULL };
+		ck_assert_msg(parse(bad[i], &t) == -1, "accepted: %s", bad[i]);
+		ck_assert_ptr_null(t.name);
+	}
+}
+END_TEST
+
+START_TEST(refuses_to_write_line_breaks)
+{
+	FILE *fp = tmpfile();
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(ik_trailer_write(fp, 1, "a\nb"), -1);
+	ck_assert_int_eq(ik_trailer_write(fp, 1, "a\rb"), -1);
+	ck_assert_int_eq(ik_trailer_write(fp, 1, ""), -1);
+	ck_assert_int_eq(ftell(fp), 0);
+	fclose(fp);
+}
+END_TEST
+
+/* Writes text to a new temporary file; returns its name (static buffer). */
+static const char *file_with(const char *text, size_t len)
+{
+	static char name[] = "/tmp/test_ik_trailer.XXXXXX";
+	strcpy(name, "/tmp/test_ik_trailer.XXXXXX");
+	int fd = mkstemp(name);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return name;
+}
+
+static int read_text(const char *text, struct ik_trailer *t)
+{
+	const char *path = file_with(text, strlen(text));
+	int rc = ik_trailer_read(path, t);
+	unlink(path);
+	return rc;
+}
+
+START_TEST(finds_the_trailer_on_the_last_line)
+{
+	struct ik_trailer t;
+	const char *model = "solver_type L2R_LR\nnr_feature 2\nw\n0.5 \n-0.25 \n";
+	char text[512];
+	snprintf(text, sizeof text, "%s%s\n", model, LINE);
+	ck_assert_int_eq(read_text(text, &t), 1);
+	ck_assert_uint_eq(t.checksum, 0x0123456789abcdefULL);
+	ck_assert_str_eq(t.name, "m.model.ik");
+	ik_trailer_free(&t);
+	snprintf(text, sizeof text, "%s%s", model, LINE);	/* no final newline */
+	ck_assert_int_eq(read_text(text, &t), 1);
+	ck_assert_str_eq(t.name, "m.model.ik");
+	ik_trailer_free(&t);
+	ck_assert_int_eq(read_text(LINE "\n", &t), 1);		/* the whole file */
+	ik_trailer_free(&t);
+}
+END_TEST
+
+START_TEST(plain_models_have_none)
+{
+	struct ik_trailer t = { 0, NULL };
+	ck_assert_int_eq(read_text("solver_type L2R_LR\nw\n0.5 \n", &t), 0);
+	ck_assert_int_eq(read_text("w\n0.5 ", &t), 0);
+	ck_assert_int_eq(read_text("", &t), 0);
+	ck_assert_int_eq(read_text("\n", &t), 0);
+	/* a trailer that is not the last line does not count */
+	ck_assert_int_eq(read_text(LINE "\n0.5 \n", &t), 0);
+	ck_assert_ptr_null(t.name);
+}
+END_TEST
+
+START_TEST(a_malformed_last_trailer_is_an_error)
+{
+	struct ik_trailer t = { 0, NULL };
+	ck_assert_int_eq(read_text("w\n0.5 \nik_partitioning 12 m.ik\n", &t), -1);
+	ck_assert_ptr_null(t.name);
+	ck_assert_int_eq(ik_trailer_read("/nonexistent/model", &t), -1);
+}
+END_TEST
+
+START_TEST(long_lines_across_read_chunks)
+{
+	/* A name of 10000 characters puts the line start chunks back from the end;
+	 * a 20000-character weight line before it must not confuse the search. */
+	size_t name_len = 10000, weights_len = 20000;
+	size_t cap = weights_len + name_len + 64;
+	char *text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	memset(text, '7', weights_len);
+	size_t n = weights_len;
+	n += (size_t)sprintf(text + n, "\nik_partitioning 00000000000000aa ");
+	memset(text + n, 'n', name_len);
+	n += name_len;
+	text[n++] = '\n';
+	const char *path = file_with(text, n);
+	struct ik_trailer t;
+	ck_assert_int_eq(ik_trailer_read(path, &t), 1);
+	ck_assert_uint_eq(t.checksum, 0xaa);
+	ck_assert_uint_eq(strlen(t.name), name_len);
+	ik_trailer_free(&t);
+	unlink(path);
+	/* the same long weight line alone: no trailer, and only its head is read */
+	path = file_with(text, weights_len);
+	ck_assert_int_eq(ik_trailer_read(path, &t), 0);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
+START_TEST(names_and_paths)
+{
+	char *s = ik_trailer_default_name("dir/sub/heart.model");
+	ck_assert_str_eq(s, "heart.model.ik");
+	free(s);
+	s = ik_trailer_default_name("heart.model");
+	ck_assert_str_eq(s, "heart.model.ik");
+	free(s);
+	s = ik_trailer_resolve("dir/sub/heart.model", "heart.model.ik");
+	ck_assert_str_eq(s, "dir/sub/heart.model.ik");
+	free(s);
+	s = ik_trailer_resolve("heart.model", "x.ik");
+	ck_assert_str_eq(s, "x.ik");
+	free(s);
+	s = ik_trailer_resolve("/a/m", "../b/x.ik");
+	ck_assert_str_eq(s, "/a/../b/x.ik");
+	free(s);
+	s = ik_trailer_resolve("dir/m", "/abs/x.ik");
+	ck_assert_str_eq(s, "/abs/x.ik");
+	free(s);
+}
+END_TEST
+
+static Suite *ik_trailer_suite(void)
+{
+	Suite *s = suite_create("ik_trailer");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, parses_a_written_line);
+	tcase_add_test(tc, checksum_keeps_leading_zeros_and_reads_upper_case);
+	tcase_add_test(tc, rejects_malformed_lines);
+	tcase_add_test(tc, refuses_to_write_line_breaks);
+	tcase_add_test(tc, finds_the_trailer_on_the_last_line);
+	tcase_add_test(tc, plain_models_have_none);
+	tcase_add_test(tc, a_malformed_last_trailer_is_an_error);
+	tcase_add_test(tc, long_lines_across_read_chunks);
+	tcase_add_test(tc, names_and_paths);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(ik_trailer_suite)

@@ -1,0 +1,386 @@
+/*
+ * test_ikmap_anne.c - aNNE cells equal an independent brute-force double
+ * reference (ikmap.h's definition), on both paths, on random dense and
+ * sparse data and on adversarial near-ties; and do not depend on threads.
+ *
+ * The reference re-derives everything itself: which rows each
+ * partitioning drew (a plain Fisher-Yates on a full array, the documented
+ * sampling), the max-abs factors, and the distances over all d features.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "ikmap.h"
+#include "rng.h"
+
+struct data {
+	int n, d;
+	struct feature_node **row;
+};
+
+/* Rows with room for d nonzeros each; fill with set() then end(). */
+static struct data data_new(int n, int d)
+{
+	struct data x = { n, d, malloc((size_t)n * sizeof(struct feature_node *)) };
+	ck_assert_ptr_nonnull(x.row);
+	for (int i = 0; i < n; i++) {
+		x.row[i] = malloc(((size_t)d + 1) * sizeof(struct feature_node));
+		ck_assert_ptr_nonnull(x.row[i]);
+		x.row[i][0].index = -1;
+	}
+	return x;
+}
+
+/* Appends feature j (ascending) with value v to row i. */
+static void set(struct data *x, int i, int j, double v)
+{
+	struct feature_node *f = x->row[i];
+	while (f->index != -1)
+		f++;
+	f[0].index = j;
+	f[0].value = v;
+	f[1].index = -1;
+}
+
+static void data_free(struct data *x)
+{
+	for (int i = 0; i < x->n; i++)
+		free(x->row[i]);
+	free(x->row);
+}
+
+/* Nonzeros with probability density, values uniform in [lo, hi). */
+static struct data random_data(int n, int d, double density, double lo, double hi, uint64_t seed)
+{
+	struct data x = data_new(n, d);
+	struct rng g;
+	rng_seed(&g, seed);
+	for (int i = 0; i < n; i++)
+		for (int j = 1; j <= d; j++)
+			if (rng_unit(&g) < density)
+				set(&x, i, j, lo + (hi - lo) * rng_unit(&g));
+	return x;
+}
+
+/* The rows partitioning k drew, at out[k*psi + i] (ikmap.h's sampling). */
+static int *reference_draws(uint64_t seed, int n, int t, int psi)
+{
+	int *out = malloc((size_t)t * psi * sizeof(int));
+	int *a = malloc((size_t)n * sizeof(int));
+	ck_assert(out && a);
+	struct rng master, g;
+	rng_seed(&master, seed);
+	for (int k = 0; k < t; k++) {
+		rng_seed(&g, rng_next(&master));
+		for (int i = 0; i < n; i++)
+			a[i] = i;
+		for (int i = 0; i < psi; i++) {
+			int j = i + (int)rng_below(&g, (uint64_t)(n - i));
+			int tmp = a[i];
+			a[i] = a[j];
+			a[j] = tmp;
+			out[k * psi + i] = a[i];
+		}
+	}
+	free(a);
+	return out;
+}
+
+/* factor[j] = 1 / max |x_j| (1 when never nonzero or when !scale). */
+static double *reference_factors(const struct data *x, int scale)
+{
+	double *f = calloc((size_t)x->d + 1, sizeof(double));
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; scale && i < x->n; i++)
+		for (const struct feature_node *e = x->row[i]; e->index != -1; e++)
+			f[e->index] = fmax(f[e->index], fabs(e->value));
+	for (int j = 0; j <= x->d; j++)
+		f[j] = f[j] > 0 ? 1 / f[j] : 1;
+	return f;
+}
+
+/* Scaled dense copy of a row over features 1..d (others ignored). */
+static void densify(const struct feature_node *x, int d, const double *factor, double *out)
+{
+	for (int j = 0; j <= d; j++)
+		out[j] = 0;
+	for (; x->index != -1; x++)
+		if (x->index >= 1 && x->index <= d)
+			out[x->index] = x->value * factor[x->index];
+}
+
+static int reference_cell(const double *x, const double *centres, int k, int psi, int d)
+{
+	int best = 0;
+	double best_dist = INFINITY;
+	for (int i = 0; i < psi; i++) {
+		const double *c = centres + ((size_t)k * psi + i) * (d + 1);
+		double sum = 0;
+		for (int j = 1; j <= d; j++) {
+			double diff = x[j] - c[j];
+			sum += diff * diff;
+		}
+		if (sum < best_dist) {
+			best = i;
+			best_dist = sum;
+		}
+	}
+	return best;
+}
+
+static struct ikmap *build(const struct data *train, int t, int psi, int scale, uint64_t seed)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap_params p = { IKMAP_ANNE, t, psi, seed, scale, 0 };
+	struct ikmap *map = ikmap_build(train->row, train->n, train->d, &p, err);
+	ck_assert_msg(map != NULL, "build failed: %s", err);
+	return map;
+}
+
+static void *map_rows(struct ikmap *map, const struct data *q, int threads)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	void *cells = malloc((size_t)q->n * ikmap_t(map) * ikmap_cell_size(map));
+	ck_assert_ptr_nonnull(cells);
+	ck_assert_msg(ikmap_map(map, q->row, (size_t)q->n, cells, threads, err) == 0, "%s", err);
+	return cells;
+}
+
+/* Maps query on the given path and compares every cell with the reference. */
+static void check_exact(struct ikmap *map, const struct data *train, const struct data *query,
+	int scale, enum ikmap_path path)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	int t = ikmap_t(map), psi = ikmap_psi(map), d = train->d;
+	ck_assert_msg(ikmap_set_path(map, path, err) == 0, "%s", err);
+	void *cells = map_rows(map, query, 0);
+	int *drawn = reference_draws(ikmap_seed(map), train->n, t, psi);
+	double *factor = reference_factors(train, scale);
+	double *centres = malloc((size_t)t * psi * (d + 1) * sizeof(double));
+	double *x = malloc(((size_t)d + 1) * sizeof(double));
+	ck_assert(centres && x);
+	for (int c = 0; c < t * psi; c++)
+		densify(train->row[drawn[c]], d, factor, centres + (size_t)c * (d + 1));
+	int wrong = 0;
+	for (int r = 0; r < query->n; r++) {
+		densify(query->row[r], d, factor, x);
+		for (int k = 0; k < t; k++)
+			wrong += (int)ikmap_cell_at(map, cells, (size_t)r * t + k)
+				!= reference_cell(x, centres, k, psi, d);
+	}
+	ck_assert_msg(wrong == 0, "%d of %d cells differ from the reference (path %d)",
+		wrong, query->n * t, (int)path);
+	free(cells);
+	free(drawn);
+	free(factor);
+	free(centres);
+	free(x);
+}
+
+static void check_both_paths(const struct data *train, const struct data *query, int t, int psi,
+	int scale)
+{
+	struct ikmap *map = build(train, t, psi, scale, 11);
+	check_exact(map, train, query, scale, IKMAP_PATH_DENSE);
+	check_exact(map, train, query, scale, IKMAP_PATH_SPARSE);
+	ikmap_free(map);
+}
+
+START_TEST(dense_random_data)
+{
+	struct data train = random_data(300, 20, 1.0, -1, 3, 1);
+	struct data query = random_data(200, 20, 1.0, -1, 3, 2);
+	check_both_paths(&train, &train, 20, 32, 0);
+	check_both_paths(&train, &query, 20, 32, 1);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(sparse_random_data)
+{
+	/* Query rows also use features beyond d, which must be ignored. */
+	struct data train = random_data(400, 500, 0.02, 0, 5, 3);
+	struct data query = random_data(150, 520, 0.02, 0, 5, 4);
+	check_both_paths(&train, &query, 10, 16, 1);
+	check_both_paths(&train, &query, 10, 16, 0);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(duplicated_centres)
+{
+	/* 12 distinct rows repeated: partitionings hold many identical centres. */
+	struct data base = random_data(12, 6, 1.0, -2, 2, 5);
+	struct data train = data_new(240, 6);
+	for (int i = 0; i < train.n; i++)
+		for (const struct feature_node *f = base.row[i % 12]; f->index != -1; f++)
+			set(&train, i, f->index, f->value);
+	struct data query = random_data(100, 6, 1.0, -2, 2, 6);
+	check_both_paths(&train, &query, 15, 64, 0);
+	check_both_paths(&train, &train, 15, 64, 1);
+	data_free(&base);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(equidistant_points)
+{
+	/*
+	 * Small integer coordinates and half-integer midpoints: every distance
+	 * is exact in double, so a midpoint ties exactly between its two ends
+	 * (and often more centres); only the lowest index may win.
+	 */
+	struct rng g;
+	rng_seed(&g, 7);
+	int d = 5;
+	struct data train = data_new(120, d), query = data_new(300, d);
+	for (int i = 0; i < train.n; i++)
+		for (int j = 1; j <= d; j++)
+			set(&train, i, j, (double)((int)rng_below(&g, 9) - 4));
+	for (int r = 0; r < query.n; r++) {
+		int a = (int)rng_below(&g, (uint64_t)train.n), b = (int)rng_below(&g, (uint64_t)train.n);
+		for (int j = 1; j <= d; j++)
+			set(&query, r, j, (train.row[a][j - 1].value + train.row[b][j - 1].value) / 2);
+	}
+	check_both_paths(&train, &query, 20, 48, 0);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(large_norms_small_distances)
+{
+	/* Two far clusters (norm ~1e4) of tiny spread (1e-3), unscaled. */
+	struct rng g;
+	rng_seed(&g, 8);
+	int d = 8;
+	struct data train = data_new(200, d), query = data_new(120, d);
+	struct data *sets[2] = { &train, &query };
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < sets[s]->n; i++) {
+			double centre = i % 2 ? 1e4 : -1e4;
+			for (int j = 1; j <= d; j++)
+				set(sets[s], i, j, centre + 1e-3 * rng_unit(&g));
+		}
+	check_both_paths(&train, &query, 10, 32, 0);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(tiny_values)
+{
+	/* Squares underflow float (and products the float range): the absolute error term. */
+	struct data train = random_data(150, 10, 1.0, -1e-25, 1e-25, 9);
+	struct data query = random_data(80, 10, 1.0, -1e-25, 1e-25, 10);
+	check_both_paths(&train, &query, 10, 32, 0);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(huge_values_use_the_sparse_path)
+{
+	/* Norms beyond float range: no dense path, and the sparse one stays exact. */
+	struct data train = random_data(100, 5, 1.0, -1e30, 1e30, 15);
+	struct data query = random_data(50, 5, 1.0, -1e30, 1e30, 16);
+	struct ikmap *map = build(&train, 8, 16, 0, 11);
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_SPARSE);
+	ck_assert_int_ne(ikmap_set_path(map, IKMAP_PATH_DENSE, err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "dense"));
+	check_exact(map, &train, &query, 0, IKMAP_PATH_SPARSE);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(non_finite_rows_still_get_cells)
+{
+	/* A NaN or infinite value makes every distance NaN or inf: cells stay in range. */
+	struct data train = random_data(100, 4, 1.0, -1, 1, 17);
+	struct data query = random_data(2, 4, 1.0, -1, 1, 18);
+	query.row[0][1].value = NAN;
+	query.row[1][2].value = INFINITY;
+	for (int path = IKMAP_PATH_DENSE; path <= IKMAP_PATH_SPARSE; path++) {
+		struct ikmap *map = build(&train, 6, 16, 1, 11);
+		char err[IKMAP_ERR_SIZE];
+		ck_assert_int_eq(ikmap_set_path(map, (enum ikmap_path)path, err), 0);
+		void *cells = map_rows(map, &query, 1);
+		for (int k = 0; k < 2 * 6; k++)
+			ck_assert_uint_lt(ikmap_cell_at(map, cells, (size_t)k), 16);
+		free(cells);
+		ikmap_free(map);
+	}
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(wide_cells)
+{
+	/* psi > 65536: cells are uint32_t. */
+	struct data train = random_data(70000, 2, 1.0, 0, 1, 12);
+	struct data query = random_data(40, 2, 1.0, 0, 1, 13);
+	struct ikmap *map = build(&train, 1, 66000, 1, 11);
+	ck_assert_uint_eq(ikmap_cell_size(map), 4);
+	check_exact(map, &train, &query, 1, IKMAP_PATH_DENSE);
+	check_exact(map, &train, &query, 1, IKMAP_PATH_SPARSE);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(thread_count_does_not_matter)
+{
+	struct data train = random_data(500, 30, 0.5, -1, 1, 14);
+	for (int path = IKMAP_PATH_DENSE; path <= IKMAP_PATH_SPARSE; path++) {
+		struct ikmap *one = build(&train, 12, 40, 1, 99);
+		char err[IKMAP_ERR_SIZE];
+		ck_assert_int_eq(ikmap_set_path(one, (enum ikmap_path)path, err), 0);
+		void *ref = map_rows(one, &train, 1);
+		size_t bytes = (size_t)train.n * 12 * ikmap_cell_size(one);
+		for (int threads = 2; threads <= 4; threads *= 2) {
+			struct ikmap_params p = { IKMAP_ANNE, 12, 40, 99, 1, threads };
+			struct ikmap *other = ikmap_build(train.row, train.n, train.d, &p, err);
+			ck_assert_ptr_nonnull(other);
+			ck_assert_uint_eq(ikmap_checksum(other), ikmap_checksum(one));
+			ck_assert_int_eq(ikmap_set_path(other, (enum ikmap_path)path, err), 0);
+			void *cells = map_rows(other, &train, threads);
+			ck_assert_int_eq(memcmp(cells, ref, bytes), 0);
+			free(cells);
+			ikmap_free(other);
+		}
+		free(ref);
+		ikmap_free(one);
+	}
+	data_free(&train);
+}
+END_TEST
+
+static Suite *ikmap_anne_suite(void)
+{
+	Suite *s = suite_create("ikmap_anne");
+	TCase *tc = tcase_create("exact");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, dense_random_data);
+	tcase_add_test(tc, sparse_random_data);
+	tcase_add_test(tc, duplicated_centres);
+	tcase_add_test(tc, equidistant_points);
+	tcase_add_test(tc, large_norms_small_distances);
+	tcase_add_test(tc, tiny_values);
+	tcase_add_test(tc, huge_values_use_the_sparse_path);
+	tcase_add_test(tc, non_finite_rows_still_get_cells);
+	tcase_add_test(tc, wide_cells);
+	tcase_add_test(tc, thread_count_does_not_matter);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(ikmap_anne_suite)
