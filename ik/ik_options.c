@@ -12,11 +12,18 @@ void ik_options_default(struct ik_options *o)
 {
 	o->kernel = IK_KERNEL_NONE;
 	o->t = IK_DEFAULT_T;
-	o->psi = IK_DEFAULT_PSI;
+	o->psi = 0;
 	o->psi_given = 0;
 	o->seed = IK_DEFAULT_SEED;
 	o->scale = IK_DEFAULT_SCALE;
 	o->device = IKMAP_DEVICE_AUTO;
+}
+
+int ik_options_psi(const struct ik_options *o)
+{
+	if (o->psi_given)
+		return o->psi;
+	return o->kernel == IK_KERNEL_IFOREST ? IK_DEFAULT_PSI_IFOREST : IK_DEFAULT_PSI_ANNE;
 }
 
 /* A whole word of decimal digits, with no sign, that fits an int and is >= min. */

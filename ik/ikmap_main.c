@@ -37,7 +37,7 @@ static const char usage_format[] =
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
 	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
 	"-t T : number of partitionings (default %d)\n"
-	"-g psi : cells per partitioning (default %d)\n"
+	"-g psi : cells per partitioning (default %d for anne, %d for iforest)\n"
 	"-r seed : random seed (default %d)\n"
 	"-S 0|1 : aNNE only: scale each feature by 1/max|x| of data_file's rows (default %d)\n"
 	"-m threads : number of threads (default: all cores)\n"
@@ -46,7 +46,7 @@ static const char usage_format[] =
 
 static void exit_with_help(void)
 {
-	printf(usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	printf(usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
 	exit(1);
 }
 
@@ -142,7 +142,7 @@ static int build(const struct options *o)
 	libsvm_reader_close(r);
 	if (data->prob.l == 0)
 		fail("no data in file ", data_file);
-	struct ikmap *map = ik_train_build(data, &o->ik, o->ik.psi, o->threads);
+	struct ikmap *map = ik_train_build(data, &o->ik, ik_options_psi(&o->ik), o->threads);
 	libsvm_data_free(data);
 	if (!map)
 		return 1;

@@ -84,7 +84,8 @@ static const char ik_usage_format[] =
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
 	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
 	"-t T : number of partitionings with -k (default %d)\n"
-	"-g psi : cells per partitioning with -k (default %d); with -C, fixes psi\n"
+	"-g psi : cells per partitioning with -k (default %d for anne, %d for iforest);\n"
+	"\twith -C, fixes psi\n"
 	"-r seed : random seed of the partitionings with -k (default %d)\n"
 	"-S 0|1 : with -k anne, scale each feature by 1/max|x| of the training rows (default %d)\n"
 	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
@@ -96,7 +97,7 @@ static const char ik_usage_format[] =
 static void exit_with_help(void)
 {
 	fputs(usage_text, stdout);
-	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
 	exit(1);
 }
 
@@ -401,7 +402,7 @@ static void run_kernel(struct libsvm_data *data, const struct options *o)
 		libsvm_data_free(data);
 		return;
 	}
-	struct ikmap *map = ik_train_build(data, &o->ik, o->ik.psi, o->threads);
+	struct ikmap *map = ik_train_build(data, &o->ik, ik_options_psi(&o->ik), o->threads);
 	if (!map)
 		exit(1);
 	void *cells = ik_train_map(map, data, o->threads, o->ik.device);

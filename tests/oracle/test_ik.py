@@ -418,6 +418,19 @@ def test_model_and_partitioning_move_together(heart_ik, binaries, tmp_path):
     assert len(lines) == 270 and out.startswith("Accuracy = ")
 
 
+# ------------------------------------------------------------ default psi
+
+@pytest.mark.parametrize("options,nr_feature", [
+    ("-k anne", 100 * 64), ("-k iforest", 100 * 32), ("-k iforest -g 16", 100 * 16),
+    ("-g 8 -k anne", 100 * 8)])
+def test_default_psi_depends_on_the_kernel(data, binaries, tmp_path, options, nr_feature):
+    """psi defaults to 64 for aNNE and 32 for iForest (bench/results/ik-defaults.md); -g wins
+    in any order; the model has t*psi features."""
+    heart = data("heart", "heart.all")
+    train_ok(binaries, options, heart, tmp_path / "m")
+    assert "nr_feature %d\n" % nr_feature in (tmp_path / "m").read_text()
+
+
 # -------------------------------------------------------- files left behind
 
 def test_plain_training_removes_stale_partitioning(data, binaries, tmp_path):

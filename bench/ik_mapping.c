@@ -1,0 +1,112 @@
+/*
+ * ik_mapping.c - times one Isolation Kernel map in one process, and one
+ * OpenBLAS SGEMM of the same shape for comparison.
+ *
+ * ik_mapping FILE METHOD T PSI THREADS PATH REPS
+ *   FILE: LIBSVM rows (labels ignored); METHOD: anne or iforest;
+ *   PATH: auto, dense or sparse (aNNE); REPS: repetitions (best is kept).
+ * Prints one line of key=value pairs: rows, dim, build_s (ikmap_build),
+ * map_s (ikmap_map of every row, THREADS threads, best of REPS), and on
+ * the dense aNNE path sgemm_s: the best of REPS calls of cblas_sgemm with OpenBLAS set
+ * to THREADS threads, C[rows x t*psi] = A[rows x dim] B[dim x t*psi].
+ * A benchmark aid (bench/ik_mapping.py drives it), not part of the
+ * library.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ikmap.h"
+#include "libsvm_rows.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "ik_mapping: %s\n", what);
+	exit(1);
+}
+
+static void *checked_malloc(size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* Best of reps SGEMM times of the map's shape, on deterministic values. */
+static double time_sgemm(size_t rows, int dim, size_t cols, int threads, int reps)
+{
+	float *a = checked_malloc(rows * dim * sizeof *a);
+	float *b = checked_malloc((size_t)dim * cols * sizeof *b);
+	float *c = checked_malloc(rows * cols * sizeof *c);
+	for (size_t i = 0; i < rows * dim; i++)
+		a[i] = (float)((i * 7919) % 1000) / 1000.0f;
+	for (size_t i = 0; i < (size_t)dim * cols; i++)
+		b[i] = (float)((i * 104729) % 1000) / 1000.0f;
+	openblas_set_num_threads(threads);
+	double best = 1e300;
+	for (int r = 0; r < reps; r++) {
+		double t0 = now();
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols, dim,
+			1.0f, a, dim, b, (int)cols, 0.0f, c, (int)cols);
+		double s = now() - t0;
+		if (s < best)
+			best = s;
+	}
+	free(a);
+	free(b);
+	free(c);
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 8)
+		die("usage: ik_mapping FILE anne|iforest T PSI THREADS auto|dense|sparse REPS");
+	struct libsvm_rows d;
+	libsvm_rows_read(argv[1], &d);
+	struct ikmap_params params = {
+		.method = strcmp(argv[2], "iforest") == 0 ? IKMAP_IFOREST : IKMAP_ANNE,
+		.t = atoi(argv[3]), .psi = atoi(argv[4]), .seed = 1, .scale = 1,
+		.threads = atoi(argv[5]),
+	};
+	int reps = atoi(argv[7]);
+	char err[IKMAP_ERR_SIZE];
+	double t0 = now();
+	struct ikmap *map = ikmap_build(d.rows, (int)d.count, d.dim, &params, err);
+	double build_s = now() - t0;
+	if (!map)
+		die(err);
+	enum ikmap_path path = strcmp(argv[6], "dense") == 0 ? IKMAP_PATH_DENSE
+		: strcmp(argv[6], "sparse") == 0 ? IKMAP_PATH_SPARSE : IKMAP_PATH_AUTO;
+	if (params.method == IKMAP_ANNE && ikmap_set_path(map, path, err) != 0)
+		die(err);
+	void *cells = checked_malloc(d.count * params.t * ikmap_cell_size(map));
+	double map_s = 1e300;
+	for (int r = 0; r < reps; r++) {
+		t0 = now();
+		if (ikmap_map(map, d.rows, d.count, cells, params.threads, err) != 0)
+			die(err);
+		double s = now() - t0;
+		if (s < map_s)
+			map_s = s;
+	}
+	printf("rows=%zu dim=%d path=%s build_s=%.6f map_s=%.6f", d.count, d.dim,
+		ikmap_path(map) == IKMAP_PATH_DENSE ? "dense" : "sparse", build_s, map_s);
+	if (ikmap_path(map) == IKMAP_PATH_DENSE)
+		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
+			params.threads, reps));
+	printf("\n");
+	free(cells);
+	ikmap_free(map);
+	libsvm_rows_free(&d);
+	return 0;
+}
