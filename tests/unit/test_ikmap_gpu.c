@@ -19,54 +19,8 @@
 #include <unistd.h>
 #include "unit.h"
 #include "ikmap.h"
+#include "ikmap_fixtures.h"
 #include "rng.h"
-
-struct data {
-	int n, d;
-	struct feature_node **row;
-};
-
-static struct data data_new(int n, int d)
-{
-	struct data x = { n, d, malloc((size_t)n * sizeof(struct feature_node *)) };
-	ck_assert_ptr_nonnull(x.row);
-	for (int i = 0; i < n; i++) {
-		x.row[i] = malloc(((size_t)d + 1) * sizeof(struct feature_node));
-		ck_assert_ptr_nonnull(x.row[i]);
-		x.row[i][0].index = -1;
-	}
-	return x;
-}
-
-/* Appends feature j (ascending) with value v to row i. */
-static void set(struct data *x, int i, int j, double v)
-{
-	struct feature_node *f = x->row[i];
-	while (f->index != -1)
-		f++;
-	f[0].index = j;
-	f[0].value = v;
-	f[1].index = -1;
-}
-
-static void data_free(struct data *x)
-{
-	for (int i = 0; i < x->n; i++)
-		free(x->row[i]);
-	free(x->row);
-}
-
-static struct data random_data(int n, int d, double density, double lo, double hi, uint64_t seed)
-{
-	struct data x = data_new(n, d);
-	struct rng g;
-	rng_seed(&g, seed);
-	for (int i = 0; i < n; i++)
-		for (int j = 1; j <= d; j++)
-			if (rng_unit(&g) < density)
-				set(&x, i, j, lo + (hi - lo) * rng_unit(&g));
-	return x;
-}
 
 static struct ikmap *build(const struct data *train, enum ikmap_method method, int t, int psi,
 	int scale)
