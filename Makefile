@@ -27,6 +27,8 @@ GPU_HDR = $(wildcard cuda/*.h)
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
+# Every test program depends on the shared test headers (fixtures).
+UNIT_HDR = $(wildcard tests/unit/*.h)
 
 .PHONY: all lib check unit oracle demo bench bench-ik install clean
 
@@ -46,7 +48,7 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
 
-tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
+tests/unit/test_%: tests/unit/test_%.c $(UNIT_HDR) $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
@@ -68,7 +70,7 @@ $(IKMAP_A): $(IKMAP_OBJ)
 # test_ikmap_gpu has its own rule in the GPU block.
 IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_ikmap%, $(UNIT_BIN)))
 
-$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
 # Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
@@ -111,7 +113,7 @@ $(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_DEPS)
 
 IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
 
-$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
+$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
 
@@ -213,10 +215,10 @@ $(GPU_LIB): $(GPU_HOST_OBJ) $(GPU_OBJ) cuda/flavour
 	rm -f $@
 	ar rcs $@ $(GPU_HOST_OBJ) $(GPU_OBJ)
 
-tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c tests/unit/unit.h $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c $(UNIT_HDR) $(GPU_HDR) $(GPU_LIB) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Icuda -o $@ $< $(GPU_LIB) $(LIB_A) $(CHECK_STATIC_LIBS) $(GPU_LDLIBS) $(LDLIBS)
 
-tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(CHECK_STATIC_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
 # What a GPU session carries (bench/results/README-gpu.md): the shared
