@@ -20,8 +20,15 @@ LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
 
+# The GPU mapper's library (built in the GPU block at the end); named here
+# because prerequisites are expanded where a rule is read.
+GPU_LIB = cuda/libanne_gpu.a
+GPU_HDR = $(wildcard cuda/*.h)
+
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:.c=)
+# Every test program depends on the shared test headers (fixtures).
+UNIT_HDR = $(wildcard tests/unit/*.h)
 
 .PHONY: all lib check unit oracle demo bench bench-ik install clean
 
@@ -41,27 +48,38 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
 
-tests/unit/test_%: tests/unit/test_%.c tests/unit/unit.h $(LIB_HDR) $(LIB_A)
+tests/unit/test_%: tests/unit/test_%.c $(UNIT_HDR) $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+# It maps on a GPU through $(GPU_LIB) (the GPU block below), so whatever
+# links $(IKMAP_A) links $(IKMAP_LIBS) after it and depends on $(GPU_LIB).
 IKMAP_A = ikmap/libikmap.a
 IKMAP_SRC = $(wildcard ikmap/*.c)
 IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
 IKMAP_HDR = $(wildcard ikmap/*.h)
-IKMAP_LIBS = -lopenblas
+IKMAP_LIBS = $(GPU_LIB) -lopenblas $(GPU_LDLIBS)
 
-ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -Iliblinear -c -o $@ $<
+ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR) $(GPU_HDR)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -c -o $@ $<
 
 $(IKMAP_A): $(IKMAP_OBJ)
 	rm -f $@
 	ar rcs $@ $(IKMAP_OBJ)
 
-IKMAP_TESTS = $(filter tests/unit/test_ikmap%, $(UNIT_BIN))
+# test_ikmap_gpu has its own rule in the GPU block.
+IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_ikmap%, $(UNIT_BIN)))
 
-$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+$(IKMAP_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+
+# Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
+# run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
+ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: ikmap-bench
+ikmap-bench: ikmap/bench/ikmap_bench
 
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
@@ -76,6 +94,7 @@ IK_OBJ = $(IK_SRC:.c=.o)
 IK_HDR = $(wildcard ik/*.h)
 IK_CFLAGS = -Iliblinear -Iikmap -Iik
 PROGRAM_LIBS = $(IK_OBJ) $(IKMAP_A) $(LIB_A)
+PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
 
 ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
@@ -83,20 +102,24 @@ ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
 $(CLI_SRC:.c=.o): liblinear/%.o: liblinear/%.c $(LIB_HDR) $(IK_HDR) $(IKMAP_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
 
-train: liblinear/train.o $(PROGRAM_LIBS)
+train: liblinear/train.o $(PROGRAM_DEPS)
 	$(CC) -o $@ liblinear/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-predict: liblinear/predict.o $(PROGRAM_LIBS)
+predict: liblinear/predict.o $(PROGRAM_DEPS)
 	$(CC) -o $@ liblinear/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_LIBS)
+$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_DEPS)
 	$(CC) -o $@ ik/ikmap_main.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
 IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
 
-$(IK_TESTS): tests/unit/%: tests/unit/%.c tests/unit/unit.h $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_LIBS)
+$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
+
+# Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
+bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)
 
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
@@ -153,8 +176,7 @@ NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvc
 endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3
-GPU_LIB = cuda/libanne_gpu.a
-GPU_HDR = $(wildcard cuda/*.h)
+DATA_DIR ?= ../shared/data
 GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
 ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
@@ -193,8 +215,26 @@ $(GPU_LIB): $(GPU_HOST_OBJ) $(GPU_OBJ) cuda/flavour
 	rm -f $@
 	ar rcs $@ $(GPU_HOST_OBJ) $(GPU_OBJ)
 
-tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c tests/unit/unit.h $(GPU_HDR) $(GPU_LIB) $(LIB_A)
+tests/unit/test_anne_gpu: tests/unit/test_anne_gpu.c $(UNIT_HDR) $(GPU_HDR) $(GPU_LIB) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Icuda -o $@ $< $(GPU_LIB) $(LIB_A) $(CHECK_STATIC_LIBS) $(GPU_LDLIBS) $(LDLIBS)
+
+tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(CHECK_STATIC_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+# What a GPU session carries (bench/results/README-gpu.md): the shared
+# libraries the programs need beyond libc (the device machine may lack
+# OpenBLAS) and the datasets, under build/gpu/.
+GPU_CARRY_PROGRAMS = train predict ikmap/ikmap tests/unit/test_ikmap_gpu tests/unit/test_anne_gpu
+.PHONY: gpu-carry
+gpu-carry: $(GPU_CARRY_PROGRAMS)
+	@test -n "$(strip $(NVCC))" || { echo "gpu-carry needs nvcc (CUDA toolkit)"; exit 1; }
+	rm -rf build/gpu
+	mkdir -p build/gpu/lib build/gpu/data
+	for lib in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do \
+		path=$$(ldd train | awk -v l=$$lib '$$1 == l { print $$3 }'); \
+		test -z "$$path" || cp -L "$$path" build/gpu/lib/ || exit 1; \
+	done
+	cp -R $(DATA_DIR)/. build/gpu/data/
 
 # The benchmark calls cuBLAS itself (the plain SGEMM it compares with).
 bench/gpu_map: bench/gpu_map.c $(GPU_HDR) $(GPU_LIB) $(LIB_A)
@@ -208,4 +248,5 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f ikmap/*.o $(IKMAP_A) ik/*.o
+	rm -f bench/time_primal
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench

@@ -145,6 +145,7 @@ struct segment_job {
 	const float *centres;  /* the chunk's parts*psi centres, x d */
 	uint32_t *cells;       /* batch output, rows x t */
 	uint8_t *recheck;
+	float *gap;            /* batch output, rows x t, or NULL */
 	int rows_n, parts, psi, t, d, first_part;
 	float beta, tau;
 };
@@ -250,6 +251,9 @@ __global__ void __launch_bounds__(256) segment_argmin_kernel(struct segment_job 
 		size_t at = (size_t)r * job.t + job.first_part + kk;
 		job.cells[at] = cell;
 		job.recheck[at] = (uint8_t)recheck;
+		/* Rounded down, so the caller's comparison stays rigorous. */
+		if (job.gap)
+			job.gap[at] = s.nonfinite ? __int_as_float(0x7fc00000) : __fsub_rd(s.second, s.best);
 	}
 }
 
@@ -299,11 +303,13 @@ struct anne_slot {
 	float *host_rows;
 	uint32_t *host_cells;
 	uint8_t *host_recheck;
+	float *host_gap;
 	float *dev_rows;
 	float *dev_row_norm;
 	float *dev_scores;
 	uint32_t *dev_cells;
 	uint8_t *dev_recheck;
+	float *dev_gap;
 	int64_t pending_first; /* first row of the batch in flight */
 	int pending_rows;      /* 0 when no batch is in flight */
 };
@@ -373,19 +379,23 @@ static void free_slot_buffers(struct anne_slot *s)
 	cudaFreeHost(s->host_rows);
 	cudaFreeHost(s->host_cells);
 	cudaFreeHost(s->host_recheck);
+	cudaFreeHost(s->host_gap);
 	cudaFree(s->dev_rows);
 	cudaFree(s->dev_row_norm);
 	cudaFree(s->dev_scores);
 	cudaFree(s->dev_cells);
 	cudaFree(s->dev_recheck);
+	cudaFree(s->dev_gap);
 	s->host_rows = NULL;
 	s->host_cells = NULL;
 	s->host_recheck = NULL;
+	s->host_gap = NULL;
 	s->dev_rows = NULL;
 	s->dev_row_norm = NULL;
 	s->dev_scores = NULL;
 	s->dev_cells = NULL;
 	s->dev_recheck = NULL;
+	s->dev_gap = NULL;
 	s->pending_rows = 0;
 }
 
@@ -400,6 +410,8 @@ static int allocate_slot_buffers(const struct anne_gpu *g, struct anne_slot *s, 
 	    cuda_failed(cudaMallocHost((void **)&s->host_cells, cells * sizeof(uint32_t)), "pinning cell buffer",
 			err, errlen) ||
 	    cuda_failed(cudaMallocHost((void **)&s->host_recheck, cells), "pinning recheck buffer", err, errlen) ||
+	    cuda_failed(cudaMallocHost((void **)&s->host_gap, cells * sizeof(float)), "pinning gap buffer", err,
+			errlen) ||
 	    cuda_failed(cudaMalloc((void **)&s->dev_rows, row_floats * sizeof(float)), "allocating row buffer", err,
 			errlen) ||
 	    cuda_failed(cudaMalloc((void **)&s->dev_row_norm, rows * sizeof(float)), "allocating row norms", err,
@@ -408,7 +420,8 @@ static int allocate_slot_buffers(const struct anne_gpu *g, struct anne_slot *s, 
 			errlen) ||
 	    cuda_failed(cudaMalloc((void **)&s->dev_cells, cells * sizeof(uint32_t)), "allocating cells", err,
 			errlen) ||
-	    cuda_failed(cudaMalloc((void **)&s->dev_recheck, cells), "allocating recheck flags", err, errlen))
+	    cuda_failed(cudaMalloc((void **)&s->dev_recheck, cells), "allocating recheck flags", err, errlen) ||
+	    cuda_failed(cudaMalloc((void **)&s->dev_gap, cells * sizeof(float)), "allocating gaps", err, errlen))
 		return -1;
 	return 0;
 }
@@ -453,6 +466,11 @@ extern "C" int anne_gpu_device_count(void)
 		return 0;
 	}
 	return n;
+}
+
+extern "C" int anne_gpu_supported(void)
+{
+	return 1;
 }
 
 /* Kernels built for another architecture fail only at launch; ask now. */
@@ -528,8 +546,8 @@ extern "C" int anne_gpu_set_tile_budget(struct anne_gpu *g, size_t bytes, char *
 }
 
 /* Waits for the slot's batch and copies its results to the caller. */
-static int collect(const struct anne_gpu *g, struct anne_slot *s, uint32_t *cells, uint8_t *recheck, char *err,
-		   size_t errlen)
+static int collect(const struct anne_gpu *g, struct anne_slot *s, uint32_t *cells, uint8_t *recheck, float *gap,
+		   char *err, size_t errlen)
 {
 	if (s->pending_rows == 0)
 		return 0;
@@ -539,12 +557,15 @@ static int collect(const struct anne_gpu *g, struct anne_slot *s, uint32_t *cell
 	size_t n = (size_t)s->pending_rows * g->t;
 	memcpy(cells + at, s->host_cells, n * sizeof(uint32_t));
 	memcpy(recheck + at, s->host_recheck, n);
+	if (gap)
+		memcpy(gap + at, s->host_gap, n * sizeof(float));
 	s->pending_rows = 0;
 	return 0;
 }
 
 /* Queues the slot's batch of rows (already in host_rows) on its stream. */
-static int launch_batch(const struct anne_gpu *g, struct anne_slot *s, int rows, char *err, size_t errlen)
+static int launch_batch(const struct anne_gpu *g, struct anne_slot *s, int rows, int want_gap, char *err,
+			size_t errlen)
 {
 	const float one = 1.0f, zero = 0.0f;
 	size_t row_bytes = (size_t)rows * g->d * sizeof(float);
@@ -577,6 +598,7 @@ static int launch_batch(const struct anne_gpu *g, struct anne_slot *s, int rows,
 		job.centres = chunk;
 		job.cells = s->dev_cells;
 		job.recheck = s->dev_recheck;
+		job.gap = want_gap ? s->dev_gap : NULL;
 		job.rows_n = rows;
 		job.parts = parts;
 		job.psi = g->psi;
@@ -593,14 +615,18 @@ static int launch_batch(const struct anne_gpu *g, struct anne_slot *s, int rows,
 					cudaMemcpyDeviceToHost, s->stream),
 			"downloading cells", err, errlen) ||
 	    cuda_failed(cudaMemcpyAsync(s->host_recheck, s->dev_recheck, cells, cudaMemcpyDeviceToHost, s->stream),
-			"downloading recheck flags", err, errlen) ||
-	    cuda_failed(cudaEventRecord(s->done, s->stream), "recording an event", err, errlen))
+			"downloading recheck flags", err, errlen))
 		return -1;
-	return 0;
+	if (want_gap && cuda_failed(cudaMemcpyAsync(s->host_gap, s->dev_gap, cells * sizeof(float),
+						    cudaMemcpyDeviceToHost, s->stream),
+				    "downloading gaps", err, errlen))
+		return -1;
+	return cuda_failed(cudaEventRecord(s->done, s->stream), "recording an event", err, errlen) ? -1 : 0;
 }
 
-extern "C" int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells,
-			    uint8_t *recheck, char *err, size_t errlen)
+/* anne_gpu_map() and anne_gpu_map_gaps(); gap may be NULL. */
+static int map_rows(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells, uint8_t *recheck,
+		    float *gap, char *err, size_t errlen)
 {
 	if (count < 0) {
 		say(err, errlen, "anne_gpu: negative row count");
@@ -618,20 +644,32 @@ extern "C" int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count
 		struct anne_slot *s = &g->slot[b % 2];
 		/* The slot's previous batch must be out of its buffers first;
 		 * meanwhile the other slot's batch keeps the device busy. */
-		if (collect(g, s, cells, recheck, err, errlen))
+		if (collect(g, s, cells, recheck, gap, err, errlen))
 			return -1;
 		int64_t first = b * batch_rows;
 		int n = count - first < batch_rows ? (int)(count - first) : batch_rows;
 		memcpy(s->host_rows, rows + (size_t)first * g->d, (size_t)n * g->d * sizeof(float));
-		if (launch_batch(g, s, n, err, errlen))
+		if (launch_batch(g, s, n, gap != NULL, err, errlen))
 			return -1;
 		s->pending_first = first;
 		s->pending_rows = n;
 	}
 	for (int64_t b = batches; b < batches + 2; b++)
-		if (collect(g, &g->slot[b % 2], cells, recheck, err, errlen))
+		if (collect(g, &g->slot[b % 2], cells, recheck, gap, err, errlen))
 			return -1;
 	return 0;
+}
+
+extern "C" int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells,
+			    uint8_t *recheck, char *err, size_t errlen)
+{
+	return map_rows(g, rows, count, cells, recheck, NULL, err, errlen);
+}
+
+extern "C" int anne_gpu_map_gaps(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells,
+				 uint8_t *recheck, float *gap, char *err, size_t errlen)
+{
+	return map_rows(g, rows, count, cells, recheck, gap, err, errlen);
 }
 
 extern "C" void anne_gpu_free(struct anne_gpu *g)

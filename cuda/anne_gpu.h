@@ -10,6 +10,9 @@
  * there is no device, no driver, or the build has no GPU support
  * (anne_gpu_none.c). It never fails.
  *
+ * anne_gpu_supported() is 1 when the library was built with CUDA, 0 for
+ * anne_gpu_none.c (so a caller can tell "no device" from "no support").
+ *
  * anne_gpu_create() uploads the centres, row-major (t*psi) x d floats
  * already scaled by the caller, with their squared norms, to device 0 of
  * those visible (CUDA_VISIBLE_DEVICES picks another). It needs t, psi,
@@ -31,6 +34,16 @@
  * (256 MB unless anne_gpu_set_tile_budget() says otherwise). Returns 0,
  * or -1 with a message in err; after -1 only anne_gpu_free() is valid.
  *
+ * anne_gpu_map_gaps() does the same and also writes gap[i*t + k], a lower
+ * bound of (second smallest score) - (smallest score) over the psi
+ * centres, in the float scores of anne_bound.h (rounded down; +infinity
+ * when psi = 1; NaN when a score was not finite). With it a caller whose
+ * rows and centres are float roundings of its own data can certify cells
+ * against its own distance: when gap exceeds twice its bound on
+ * |score + ||x||^2 - its distance|, cells[i*t + k] is its unique nearest
+ * centre (a refinement on the device never changes such a cell, as the
+ * float decision is then conclusive for the float data too).
+ *
  * One struct anne_gpu is used by one host thread at a time.
  * anne_gpu_free(NULL) is a no-op.
  */
@@ -48,6 +61,8 @@ struct anne_gpu;
 
 int anne_gpu_device_count(void);
 
+int anne_gpu_supported(void);
+
 struct anne_gpu *anne_gpu_create(const float *centres, int t, int psi, int d, char *err, size_t errlen);
 
 int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells, uint8_t *recheck,
@@ -56,6 +71,9 @@ int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count, uint32_t 
 /* Device memory for the score tiles of both streams together, in bytes
  * (at least psi*4*2 and d*4*2, at most 2^31); for tests that need many
  * batches from little data and for benchmarks. Returns 0 or -1. */
+int anne_gpu_map_gaps(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells, uint8_t *recheck,
+		      float *gap, char *err, size_t errlen);
+
 int anne_gpu_set_tile_budget(struct anne_gpu *g, size_t bytes, char *err, size_t errlen);
 
 void anne_gpu_free(struct anne_gpu *g);

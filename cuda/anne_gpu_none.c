@@ -17,6 +17,11 @@ int anne_gpu_device_count(void)
 	return 0;
 }
 
+int anne_gpu_supported(void)
+{
+	return 0;
+}
+
 struct anne_gpu *anne_gpu_create(const float *centres, int t, int psi, int d, char *err, size_t errlen)
 {
 	(void)centres;
@@ -37,6 +42,13 @@ int anne_gpu_map(struct anne_gpu *g, const float *rows, int64_t count, uint32_t 
 	(void)recheck;
 	say_no_gpu(err, errlen);
 	return -1;
+}
+
+int anne_gpu_map_gaps(struct anne_gpu *g, const float *rows, int64_t count, uint32_t *cells, uint8_t *recheck,
+		      float *gap, char *err, size_t errlen)
+{
+	(void)gap;
+	return anne_gpu_map(g, rows, count, cells, recheck, err, errlen);
 }
 
 int anne_gpu_set_tile_budget(struct anne_gpu *g, size_t bytes, char *err, size_t errlen)

@@ -59,7 +59,8 @@ static int keep_row(struct ik_batch *b, const struct feature_node *x, size_t nnz
 	return 0;
 }
 
-long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads)
+long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
+	enum ikmap_device device)
 {
 	b->count = 0;
 	b->nodes_used = 0;
@@ -83,7 +84,7 @@ long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikm
 	for (size_t i = 0; i < b->count; i++)
 		b->rows[i] = b->nodes + b->row_start[i];
 	char err[IKMAP_ERR_SIZE];
-	if (b->count > 0 && ikmap_map(map, b->rows, b->count, b->cells, threads, err) != 0) {
+	if (b->count > 0 && ikmap_map_on(map, b->rows, b->count, b->cells, threads, device, err) != 0) {
 		fprintf(stderr, "ERROR: %s\n", err);
 		return -1;
 	}

@@ -39,10 +39,11 @@ void ik_batch_free(struct ik_batch *b);
 
 /*
  * Reads up to capacity rows (fewer only at the end of the input) and maps
- * them. Returns the number of rows (0: no more input), or -1 after a
+ * them on device (ikmap_map_on). Returns the number of rows (0: no more input), or -1 after a
  * message on stderr (the reader's error, or out of memory).
  */
-long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads);
+long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
+	enum ikmap_device device);
 
 /* Row i's cells (as ikmap_map wrote them). */
 const void *ik_batch_cells(const struct ik_batch *b, size_t i);

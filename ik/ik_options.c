@@ -16,7 +16,7 @@ void ik_options_default(struct ik_options *o)
 	o->psi_given = 0;
 	o->seed = IK_DEFAULT_SEED;
 	o->scale = IK_DEFAULT_SCALE;
-	o->device = IK_DEVICE_AUTO;
+	o->device = IKMAP_DEVICE_AUTO;
 }
 
 int ik_options_psi(const struct ik_options *o)
@@ -69,14 +69,14 @@ static int parse_kernel(const char *text, enum ik_kernel *out)
 	return -1;
 }
 
-static int parse_device(const char *text, enum ik_device *out)
+static int parse_device(const char *text, enum ikmap_device *out)
 {
 	if (strcmp(text, "auto") == 0)
-		*out = IK_DEVICE_AUTO;
+		*out = IKMAP_DEVICE_AUTO;
 	else if (strcmp(text, "cpu") == 0)
-		*out = IK_DEVICE_CPU;
+		*out = IKMAP_DEVICE_CPU;
 	else if (strcmp(text, "gpu") == 0)
-		*out = IK_DEVICE_GPU;
+		*out = IKMAP_DEVICE_GPU;
 	else
 		return -1;
 	return 0;
@@ -128,8 +128,9 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 
 int ik_options_check_device(const struct ik_options *o)
 {
-	if (o->device == IK_DEVICE_GPU) {
-		fprintf(stderr, "ERROR: -d gpu: this build has no GPU support\n");
+	char why[IKMAP_ERR_SIZE];
+	if (o->device == IKMAP_DEVICE_GPU && ikmap_gpu_devices(why) == 0) {
+		fprintf(stderr, "ERROR: -d gpu: %s\n", why);
 		return -1;
 	}
 	return 0;

@@ -33,7 +33,6 @@
 #define IK_DEFAULT_SEED 1
 
 enum ik_kernel { IK_KERNEL_NONE = 0, IK_KERNEL_ANNE = 1, IK_KERNEL_IFOREST = 2 };
-enum ik_device { IK_DEVICE_AUTO, IK_DEVICE_CPU, IK_DEVICE_GPU };
 
 struct ik_options {
 	enum ik_kernel kernel;
@@ -42,7 +41,7 @@ struct ik_options {
 	int psi_given;		/* -g was on the command line */
 	uint64_t seed;
 	int scale;
-	enum ik_device device;
+	enum ikmap_device device;	/* -d auto|cpu|gpu */
 };
 
 void ik_options_default(struct ik_options *o);
@@ -54,9 +53,10 @@ int ik_options_psi(const struct ik_options *o);
 int ik_options_parse(struct ik_options *o, char letter, const char *value);
 
 /*
- * The device to map on, after the command line is read. This build has
- * no GPU support: -d gpu prints "ERROR: -d gpu: this build has no GPU
- * support" and returns -1; auto and cpu return 0 (the CPU).
+ * Checks -d after the command line is read: -d gpu without a usable GPU
+ * prints "ERROR: -d gpu: no CUDA device found" (or "... this build has no
+ * GPU support") and returns -1; otherwise 0. -d auto falls back to the
+ * CPU silently when mapping (ikmap_map_on), -d cpu never asks.
  */
 int ik_options_check_device(const struct ik_options *o);
 

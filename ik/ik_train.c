@@ -29,12 +29,13 @@ struct ikmap *ik_train_build(const struct libsvm_data *data, const struct ik_opt
 	return map;
 }
 
-void *ik_train_map(const struct ikmap *map, const struct libsvm_data *data, int threads)
+void *ik_train_map(const struct ikmap *map, const struct libsvm_data *data, int threads,
+	enum ikmap_device device)
 {
 	size_t l = (size_t)data->prob.l;
 	void *cells = malloc(l * (size_t)ikmap_t(map) * ikmap_cell_size(map));
 	char err[IKMAP_ERR_SIZE] = "out of memory";
-	if (cells == NULL || ikmap_map(map, data->prob.x, l, cells, threads, err) != 0) {
+	if (cells == NULL || ikmap_map_on(map, data->prob.x, l, cells, threads, device, err) != 0) {
 		fprintf(stderr, "ERROR: %s\n", err);
 		free(cells);
 		return NULL;
@@ -82,7 +83,7 @@ static int search_at(const struct libsvm_data *data, const struct ik_options *o,
 	struct ikmap *map = ik_train_build(data, o, r->psi, threads);
 	if (map == NULL)
 		return -1;
-	void *cells = ik_train_map(map, data, threads);
+	void *cells = ik_train_map(map, data, threads, o->device);
 	if (cells == NULL) {
 		ikmap_free(map);
 		return -1;

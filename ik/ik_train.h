@@ -27,8 +27,9 @@
 struct ikmap *ik_train_build(const struct libsvm_data *data, const struct ik_options *o,
 	int psi, int threads);
 
-/* Every row's cells (l * t of ikmap_cell_size bytes, allocated), or NULL. */
-void *ik_train_map(const struct ikmap *map, const struct libsvm_data *data, int threads);
+/* Every row's cells (l * t of ikmap_cell_size bytes, allocated) mapped on device, or NULL. */
+void *ik_train_map(const struct ikmap *map, const struct libsvm_data *data, int threads,
+	enum ikmap_device device);
 
 /* The ROWS_CELLS view of l mapped rows: cell value 1/sqrt(t), bias feature t*psi+1 if bias >= 0. */
 struct row_set ik_train_rows(const struct ikmap *map, int l, const void *cells, double bias);

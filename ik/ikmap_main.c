@@ -182,7 +182,7 @@ static int map_stdin(const struct options *o)
 	char value[32];
 	snprintf(value, sizeof value, "%.17g", ik_cell_value(map));
 	long count;
-	while ((count = ik_batch_next(&batch, r, map, o->threads)) > 0) {
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
 		for (long i = 0; i < count; i++) {
 			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), -1, x);
 			printf("%.17g", batch.labels[i]);
@@ -200,7 +200,7 @@ static int map_stdin(const struct options *o)
 }
 
 /* Every row's cells of a file, one after another (*rows of them). */
-static unsigned char *read_all_cells(const char *path, const struct ikmap *map, int threads,
+static unsigned char *read_all_cells(const char *path, const struct ikmap *map, const struct options *o,
 	size_t *rows)
 {
 	struct libsvm_reader *r = open_reader(path);
@@ -210,7 +210,7 @@ static unsigned char *read_all_cells(const char *path, const struct ikmap *map, 
 	unsigned char *all = NULL;
 	size_t used = 0;
 	long count;
-	while ((count = ik_batch_next(&batch, r, map, threads)) > 0) {
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
 		size_t bytes = (size_t)count * batch.cell_bytes;
 		unsigned char *grown = realloc(all, (used + (size_t)count) * batch.cell_bytes);
 		if (!grown)
@@ -235,7 +235,7 @@ static int kernel_values(const struct options *o)
 	const char *x_file = o->files[1];
 	const char *y_file = o->nr_files == 3 ? o->files[2] : x_file;
 	size_t ny;
-	unsigned char *y_cells = read_all_cells(y_file, map, o->threads, &ny);
+	unsigned char *y_cells = read_all_cells(y_file, map, o, &ny);
 	size_t row_bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
 	struct libsvm_reader *r = open_reader(x_file);
 	struct ik_batch batch;
@@ -243,7 +243,7 @@ static int kernel_values(const struct options *o)
 		exit(1);
 	long count;
 	size_t nx = 0;
-	while ((count = ik_batch_next(&batch, r, map, o->threads)) > 0) {
+	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
 		for (long i = 0; i < count; i++) {
 			const void *cx = ik_batch_cells(&batch, (size_t)i);
 			for (size_t j = 0; j < ny; j++)

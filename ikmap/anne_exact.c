@@ -2,12 +2,13 @@
  * anne_exact.c - the reference distance that defines aNNE cells, and the
  * rigorous bounds that let the fast paths trust their own arithmetic.
  *
- * Both fast paths score centre j of a row x as s_j ~ ||c_j||^2 - 2 x.c_j,
- * which is the reference distance R_j minus the same ||x||^2 for every j.
- * If |s_j - (R_j - ||x||^2)| <= E for all j of a partitioning, the true
- * nearest centre has s_j <= min s + 2E, so a partitioning whose window
- * [min s, min s + 2E] holds one centre is decided; otherwise the centres
- * inside the window are recomputed with the reference distance.
+ * Both fast paths give centre j of a row x a score s_j that is its
+ * reference distance R_j plus a constant shared by all j (0 on the dense
+ * path, -||x||^2 on the sparse one) plus an error. If that error is at
+ * most E for all j of a partitioning, the true nearest centre has
+ * s_j <= min s + 2E, so a partitioning whose window [min s, min s + 2E]
+ * holds one centre is decided; otherwise the centres inside the window
+ * are recomputed with the reference distance.
  *
  * Notation: u = 2^-24 (float unit roundoff), v = 2^-53 (double),
  * gamma_n(w) = n w / (1 - n w) bounds the relative error of n chained
@@ -21,16 +22,29 @@
  *
  * Dense path (anne_dense.c): x' = x - mean and c' = c - mean in double,
  * rounded to float (relative error <= u + v + uv each, plus at most
- * 2^-150 absolute when subnormal); the GEMM sums d + 1 products
- * x'_i (-2 c'_i) and 1 * fl32(||c'||^2). With the GEMM's own gamma_{d+1}(u)
- * this gives |s - (B^2 - 2 x'.c')| <= (2 gamma_{d+1}(u) + 4.1u) AB +
- * (gamma_{d+1}(u) + 1.1u + 2 gamma_{d+3}(v)) B^2 + tiny absolute terms
- * <= 2 gamma_{d+3}(u) (A + B)^2 + 2^-140 (d + 1)(A + B + 1), using
- * AB <= (A + B)^2 / 4 and B^2 <= (A + B)^2.
+ * 2^-150 absolute when subnormal); the GEMM sums d + 2 terms: the
+ * products x'_i (-2 c'_i), 1 * fl32(||c'||^2) and fl32(||x'||^2) * 1, an
+ * approximation of D itself. With the GEMM's own gamma_{d+2}(u):
+ * |s - D| <= 1.01 gamma_{d+2}(u) (A + B)^2 + 4.01u AB + 1.01u (A^2 + B^2)
+ * + tiny absolute terms <= 2 gamma_{d+3}(u) (A + B)^2
+ * + 2^-140 (d + 1)(A + B + 1), using AB <= (A + B)^2 / 4.
  *
  * Sparse path (anne_sparse.c), all in double and uncentred: the dot
  * product of at most d + 1 roundings, ||c||^2 of d, one subtraction:
  * |s - (B^2 - 2 x.c)| <= 2 gamma_{d+2}(v) (A + B)^2.
+ *
+ * GPU path (anne_device.c): x' = x - mean and c' = c - mean in double,
+ * rounded to float and flushed to 0 below 2^-126, so each entry is off
+ * by at most (u + v + uv)|entry| + 2^-126; the device's score is
+ * e = fl(fl32(||c'||^2) - 2 fl(x'.c')) with
+ * |e - (||c'||^2 - 2 x'.c')| <= gamma_{d+2}(u)(B'^2 + 2A'B') + (4d+4) 2^-126
+ * (cuda/anne_bound.h), and the shared constant is -||x'||^2. Moving the
+ * entries changes D = ||x - c||^2 by at most 2 (A + B) delta + delta^2,
+ * delta = (u + v + uv)(A + B) + 2 sqrt(d) 2^-126, and A' + B' <=
+ * (1 + u + v + uv)(A + B) + 2 sqrt(d) 2^-126. With the reference's own
+ * gamma_{d+2}(v) D the relative part is below
+ * gamma_{d+2}(u) + 2.3u + gamma_{d+2}(v) <= 2 gamma_{d+3}(u) + gamma_{d+2}(v)
+ * and the rest below 2^-123 (d + 1)(A + B + 1); 2^-120 leaves room.
  *
  * A and B come from computed squared norms (relative error <= gamma_{d+4}(v)
  * including the centring), so they are inflated by 1 + 2 gamma_{d+4}(v)
@@ -43,25 +57,34 @@ static double gamma_n(double n, double unit)
 	return n * unit / (1 - n * unit);
 }
 
-static double inflate_norms(int dim, double a, double b)
+/* Norms come from computed squares; the margin covers the bound's own rounding. */
+static struct ikmap_bound make_bound(int dim, double rel, double abs)
 {
-	return (a + b) * (1 + 2 * gamma_n((double)dim + 4, 0x1p-53));
+	struct ikmap_bound e;
+	e.grow = 1 + 2 * gamma_n((double)dim + 4, 0x1p-53);
+	e.rel = rel * (1 + 0x1p-20);
+	e.abs = abs * (1 + 0x1p-20);
+	return e;
 }
 
-double ikmap_float_error_bound(int dim, double a, double b)
+struct ikmap_bound ikmap_float_bound(int dim)
 {
 	double d = dim;
-	double s = inflate_norms(dim, a, b);
-	double rel = 2 * gamma_n(d + 3, 0x1p-24) + gamma_n(d + 2, 0x1p-53);
-	return (rel * s * s + 0x1p-140 * (d + 1) * (s + 1)) * (1 + 0x1p-20);
+	return make_bound(dim, 2 * gamma_n(d + 3, 0x1p-24) + gamma_n(d + 2, 0x1p-53),
+		0x1p-140 * (d + 1));
 }
 
-double ikmap_double_error_bound(int dim, double a, double b)
+struct ikmap_bound ikmap_double_bound(int dim)
 {
 	double d = dim;
-	double s = inflate_norms(dim, a, b);
-	double rel = 3 * gamma_n(d + 2, 0x1p-53);
-	return (rel * s * s + 0x1p-1000 * (d + 1) * (s + 1)) * (1 + 0x1p-20);
+	return make_bound(dim, 3 * gamma_n(d + 2, 0x1p-53), 0x1p-1000 * (d + 1));
+}
+
+struct ikmap_bound ikmap_gpu_bound(int dim)
+{
+	double d = dim;
+	return make_bound(dim, 2 * gamma_n(d + 3, 0x1p-24) + gamma_n(d + 2, 0x1p-53),
+		0x1p-120 * (d + 1));
 }
 
 double ikmap_reference_distance(const struct ikmap *map, const struct feature_node *x, int s)

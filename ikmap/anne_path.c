@@ -3,17 +3,20 @@
  * norms), the structures of the dense and the sparse path, and the cost
  * model that picks between them.
  *
- * Rule (measured on this project's machines, see ikmap/README or the
- * commit message): per mapped row the dense path costs about
- * t psi (d + 1) GEMM multiply-adds plus a scan of t psi floats; the sparse
- * path costs one multiply-add per posting it touches (estimated by the
+ * Rule: with m = t psi centres, the dense path costs per mapped row about
+ * m (d + 2) GEMM multiply-adds plus m scanned scores; the sparse path one
+ * scattered multiply-add per posting it touches (P, estimated by the
  * sampled rows themselves: the mean over samples of the summed posting
- * lengths of their features), a scan of t psi doubles and a clear of the
- * touched accumulators. Dense wins when
- *   t psi (d + 1) / GEMM_SPEEDUP + t psi  <  POSTING_COST * P + 2 t psi,
- * and is possible only for d <= DENSE_MAX_DIM, a centre matrix of at most
- * DENSE_MAX_BYTES and centre norms below 2^59 (float range, see
- * anne_exact.c); otherwise the sparse path is used.
+ * lengths of their features) plus m gathered scores. With the per-item
+ * costs below (process CPU time on one core of the development machine,
+ * an AMD EPYC with AVX-512, OpenBLAS 0.3.21; from ikmap_bench over
+ * d = 54..1000 and densities 0.05..1 at n = 30000, t = 100, psi = 256),
+ * dense is chosen when
+ *   m (d + 2) NS_PER_GEMM_MULADD + m NS_PER_DENSE_SCORE
+ *     < P NS_PER_POSTING + m NS_PER_SPARSE_SCORE,
+ * e.g. dense data always, d = 123 at 11 % density (a9a-like) sparse.
+ * Dense is possible only for d <= DENSE_MAX_DIM, a centre matrix of at most
+ * DENSE_MAX_BYTES and centre norms below 2^59 (float range, anne_exact.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +25,11 @@
 #define DENSE_MAX_DIM (1 << 20)
 #define DENSE_MAX_BYTES ((size_t)4 << 30)
 #define DENSE_MAX_NORM 0x1p59
-/* How many GEMM multiply-adds cost as much as one scanned score. */
-#define GEMM_SPEEDUP 16.0
-/* How many scanned scores one scattered posting update costs. */
-#define POSTING_COST 4.0
+/* Measured costs in nanoseconds (see above). */
+#define NS_PER_GEMM_MULADD 0.0165
+#define NS_PER_DENSE_SCORE 0.45
+#define NS_PER_POSTING 0.4
+#define NS_PER_SPARSE_SCORE 1.4
 
 static double sample_norm(const struct ikmap *map, int s)
 {
@@ -61,7 +65,7 @@ static int scale_samples(struct ikmap *map)
 
 static size_t dense_bytes(const struct ikmap *map)
 {
-	return (size_t)map->t * (size_t)map->psi * ((size_t)map->dim + 1) * sizeof(float);
+	return (size_t)map->t * (size_t)map->psi * ((size_t)map->dim + 2) * sizeof(float);
 }
 
 static int dense_possible(const struct ikmap *map)
@@ -101,8 +105,8 @@ static int choose_path(const struct ikmap *map, enum ikmap_path *path)
 	postings /= map->nsamples;
 	free(count);
 	double m = (double)map->t * map->psi;
-	double dense = m * ((double)map->dim + 1) / GEMM_SPEEDUP + m;
-	double sparse = POSTING_COST * postings + 2 * m;
+	double dense = m * ((double)map->dim + 2) * NS_PER_GEMM_MULADD + m * NS_PER_DENSE_SCORE;
+	double sparse = postings * NS_PER_POSTING + m * NS_PER_SPARSE_SCORE;
 	if (dense < sparse)
 		*path = IKMAP_PATH_DENSE;
 	return 0;
@@ -162,7 +166,7 @@ static int centre_mean(struct ikmap *map)
 	return 0;
 }
 
-/* Writes row [-2 (c - mean), ||c - mean||^2] of sample s; returns ||c - mean||. */
+/* Writes row [-2 (c - mean), ||c - mean||^2, 1] of sample s; returns ||c - mean||. */
 static double dense_row(const struct ikmap *map, int s, float *row)
 {
 	const double *mean = map->mean;
@@ -176,6 +180,7 @@ static double dense_row(const struct ikmap *map, int s, float *row)
 		row[j - 1] = -2 * (float)c;
 	}
 	row[map->dim] = (float)sq;
+	row[map->dim + 1] = 1;
 	return sqrt(sq);
 }
 
@@ -191,14 +196,13 @@ static void drop_dense(struct ikmap *map)
 
 static int build_dense(struct ikmap *map)
 {
-	map->dense_ld = map->dim + 1;
+	map->dense_ld = map->dim + 2;
 	map->dense = malloc(dense_bytes(map));
 	map->part_maxnorm_centred = calloc((size_t)map->t, sizeof(double));
 	if (!map->dense || !map->part_maxnorm_centred || centre_mean(map)) {
 		drop_dense(map);
 		return -1;
 	}
-#pragma omp parallel for schedule(static)
 	for (int k = 0; k < map->t; k++)
 		for (int i = 0; i < map->psi; i++) {
 			size_t j = (size_t)k * map->psi + (size_t)i;
@@ -215,7 +219,7 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return -1;
 	}
 	if (path == IKMAP_PATH_DENSE && !dense_possible(map)) {
-		ikmap_error(err, "the dense aNNE path needs d <= %d, t*psi*(d+1) floats <= %zu bytes"
+		ikmap_error(err, "the dense aNNE path needs d <= %d, t*psi*(d+2) floats <= %zu bytes"
 			" and centre norms below 2^59", DENSE_MAX_DIM, DENSE_MAX_BYTES);
 		return -1;
 	}

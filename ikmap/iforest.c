@@ -157,8 +157,8 @@ static int nonconstant_features(struct grower *g, int begin, int end)
 				g->touched[ntouched++] = c;
 				g->lo[c] = g->hi[c] = v;
 			} else {
-				g->lo[c] = fmin(g->lo[c], v);
-				g->hi[c] = fmax(g->hi[c], v);
+				g->lo[c] = v < g->lo[c] ? v : g->lo[c];
+				g->hi[c] = v > g->hi[c] ? v : g->hi[c];
 			}
 		}
 	}
@@ -167,8 +167,8 @@ static int nonconstant_features(struct grower *g, int begin, int end)
 		int c = g->touched[i];
 		/* A point without the feature has value 0 there. */
 		if (g->count[c] < end - begin) {
-			g->lo[c] = fmin(g->lo[c], 0);
-			g->hi[c] = fmax(g->hi[c], 0);
+			g->lo[c] = g->lo[c] < 0 ? g->lo[c] : 0;
+			g->hi[c] = g->hi[c] > 0 ? g->hi[c] : 0;
 		}
 		if (g->lo[c] < g->hi[c])
 			g->candidates[ncand++] = c;

@@ -28,7 +28,12 @@ int ikmap_threads(int requested)
 
 struct ikmap *ikmap_alloc(void)
 {
-	return calloc(1, sizeof(struct ikmap));
+	struct ikmap *map = calloc(1, sizeof(struct ikmap));
+	if (map && !(map->gpu = ikmap_gpu_new())) {
+		free(map);
+		return NULL;
+	}
+	return map;
 }
 
 const char *ikmap_method_name(enum ikmap_method method)
@@ -186,6 +191,43 @@ int ikmap_prepare(struct ikmap *map, char *err)
 	return ikmap_forest_prepare(map, err);
 }
 
+/*
+ * 1: map on the GPU; 0: on the CPU; -1: IKMAP_DEVICE_GPU cannot be had
+ * (err says why). iForest always goes to the CPU.
+ */
+static int use_gpu(const struct ikmap *map, enum ikmap_device device, char *err)
+{
+	if (device == IKMAP_DEVICE_CPU || map->method != IKMAP_ANNE)
+		return 0;
+	char why[IKMAP_ERR_SIZE];
+	if (ikmap_gpu_devices(why) > 0 && ikmap_gpu_fits(map, why))
+		return 1;
+	if (device == IKMAP_DEVICE_AUTO)
+		return 0;
+	ikmap_error(err, "cannot map on the GPU: %s", why);
+	return -1;
+}
+
+int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, enum ikmap_device device, char *err)
+{
+	int gpu = use_gpu(map, device, err);
+	if (gpu < 0)
+		return -1;
+	threads = ikmap_threads(threads);
+	if (gpu) {
+		char why[IKMAP_ERR_SIZE];
+		if (!ikmap_anne_gpu_map(map, rows, count, cells, threads, why))
+			return 0;
+		if (device == IKMAP_DEVICE_GPU) {
+			ikmap_error(err, "cannot map on the GPU: %s", why);
+			return -1;
+		}
+		/* auto: the CPU maps what the GPU could not */
+	}
+	return ikmap_map(map, rows, count, cells, threads, err);
+}
+
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err)
 {
@@ -274,6 +316,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->post_value);
 	free(map->feature_slot);
 	free(map->node_slot);
+	ikmap_gpu_free(map->gpu);
 	free(map);
 }
 

@@ -36,6 +36,19 @@
  * ikmap_build picks the path from a cost model (anne_path.c); both give
  * identical cells.
  *
+ * Devices. ikmap_map_on(..., IKMAP_DEVICE_GPU) maps aNNE rows on a CUDA
+ * GPU (anne_device.c, cuda/anne_gpu.h): rows and centres are densified
+ * (scaled, centred), rounded to float, scored by a float GEMM on the
+ * device, and every cell is certified against the reference distance
+ * with a rigorous bound or recomputed on the host in double, so the cells
+ * are identical to the CPU paths'. The first GPU call on a map uploads
+ * its centres and keeps them with the map (under a lock; GPU calls on one
+ * map run one at a time). IKMAP_DEVICE_AUTO uses the GPU when one is
+ * usable and the map fits it, else the CPU, silently; IKMAP_DEVICE_GPU
+ * fails instead (err says why: no GPU support in this build, no CUDA
+ * device, a partitioning too wide for it, a device error).
+ * IKMAP_DEVICE_CPU never touches the GPU. iForest always maps on the CPU.
+ *
  * iForest (IKMAP_IFOREST). Partitioning k is a completely random tree on
  * its psi sampled rows, grown until every node holds one row or rows that
  * are all identical: a node splits on an attribute drawn uniformly among
@@ -81,6 +94,9 @@
 
 enum ikmap_method { IKMAP_ANNE = 0, IKMAP_IFOREST = 1 };
 
+/* Where aNNE rows are mapped (see Devices above). */
+enum ikmap_device { IKMAP_DEVICE_CPU = 0, IKMAP_DEVICE_GPU = 1, IKMAP_DEVICE_AUTO = 2 };
+
 /* How aNNE distances are computed; both give the same cells. */
 enum ikmap_path { IKMAP_PATH_AUTO = 0, IKMAP_PATH_DENSE = 1, IKMAP_PATH_SPARSE = 2 };
 
@@ -106,6 +122,19 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
  */
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err);
+
+/*
+ * ikmap_map on a device (ikmap_map is IKMAP_DEVICE_CPU). Returns 0, or -1
+ * with err set: out of memory, or under IKMAP_DEVICE_GPU no usable GPU.
+ */
+int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, enum ikmap_device device, char *err);
+
+/*
+ * The number of CUDA devices ikmap_map_on can use; 0 with err (may be
+ * NULL) set to "this build has no GPU support" or "no CUDA device found".
+ */
+int ikmap_gpu_devices(char *err);
 
 /* 2 (uint16_t cells) when psi <= 65536, else 4 (uint32_t). */
 size_t ikmap_cell_size(const struct ikmap *map);

@@ -46,15 +46,18 @@ struct ikmap {
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
 	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
 	enum ikmap_path path;	/* DENSE or SPARSE */
-	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2] in float */
+	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float */
 	double *mean;		/* [dim+1] */
 	float *dense;		/* [t*psi][dense_ld] */
-	int dense_ld;		/* dim + 1 */
+	int dense_ld;		/* dim + 2 */
 	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
 	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
 	int64_t *post_start;	/* [dim+2] */
 	int *post_sample;
 	double *post_value;	/* scaled */
+
+	/* the GPU context, made on first use (anne_device.c); never NULL */
+	struct ikmap_gpu *gpu;
 
 	/* derived, iForest: split features renumbered 0..nslots-1 */
 	int nslots;
@@ -118,18 +121,43 @@ double ikmap_reference_distance(const struct ikmap *map, const struct feature_no
 int ikmap_nearest_exact(const struct ikmap *map, const struct feature_node *x, int k,
 	const unsigned char *flags);
 /*
- * Bounds on |computed score - (reference distance - ||x||^2)| for a row
- * of norm a against centres of norm <= b: float GEMM of centred values
- * (dense path) and double expansion (sparse path).
+ * A bound E(a, b) on |score - (reference distance + a constant shared by
+ * the partitioning's centres)| for a row of norm a against centres of
+ * norm <= b (as computed): float GEMM of centred values (dense path) or
+ * double expansion (sparse path). It includes a relative margin of 2^-20.
  */
-double ikmap_float_error_bound(int dim, double a, double b);
-double ikmap_double_error_bound(int dim, double a, double b);
+struct ikmap_bound {
+	double grow;		/* inflates a + b */
+	double rel;		/* times (a + b)^2 */
+	double abs;		/* times (a + b + 1) */
+};
+
+struct ikmap_bound ikmap_float_bound(int dim);
+struct ikmap_bound ikmap_double_bound(int dim);
+/* The GPU's float scores (cuda/anne_bound.h) of float-rounded, centred data. */
+struct ikmap_bound ikmap_gpu_bound(int dim);
+
+static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, double b)
+{
+	double s = e->grow * (a + b);
+	return e->rel * s * s + e->abs * (s + 1);
+}
 
 /* anne_dense.c, anne_sparse.c */
 int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
+
+/* anne_device.c */
+/* An untried GPU context; NULL when out of memory. */
+struct ikmap_gpu *ikmap_gpu_new(void);
+void ikmap_gpu_free(struct ikmap_gpu *g);
+/* 1 when an aNNE map is narrow enough for the GPU; else 0 with err set. */
+int ikmap_gpu_fits(const struct ikmap *map, char *err);
+/* Cells on the GPU, identical to the CPU's; 0, or -1 with err set. */
+int ikmap_anne_gpu_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads, char *err);
 
 /* ikmap_file.c */
 /* Sets map->checksum from the stored part; 0, or -1 when out of memory. */

@@ -10,48 +10,104 @@
  * products of w and s. So each line search step costs O(l), not a pass
  * over the rows.
  *
- * Threads (not used yet): every loop over rows is written per row part
- * (struct row_parts). A part's rows are summed in row order and the parts
- * are added in part order. To parallelise, run the parts of a loop as an
- * OpenMP "parallel for" with one partial sum (scalar loops) or one
- * n-vector (X^T products: part_acc becomes one buffer per part) per part,
- * and one row_index/row_value scratch per thread, then add them in part
- * order as done here: the sums, and hence w, stay bit-identical for any
- * thread count. Loops that write one value per row (X w, X s, loss
- * derivatives, line_accept) need no change beyond the pragma.
+ * Threads. The rows are cut into parts (struct row_parts) whose number
+ * depends on the data only; loops over rows run as OpenMP loops over the
+ * parts. Results are bit-identical for any thread count because every
+ * floating-point sum is taken in an order fixed by the data:
+ *  - scalar sums over rows (the loss): part k sums its rows in row order
+ *    into part_sum[k], and the part sums are added in part order;
+ *  - X^T products (gradient, H v, diag(H)) are summed in one of two ways,
+ *    chosen from the data's shape (l2r_objective_init):
+ *    by row parts, when n is small next to the nonzeros: part 0 adds its
+ *    rows into the output, part k > 0 into its own n-vector in part_acc,
+ *    and the vectors are added in part order, by column chunks on all
+ *    threads;
+ *    by columns, when partial n-vectors would cost too much: element j is
+ *    the sum over all rows in row order. One thread gets it by adding row
+ *    after row into the output; several threads walk a column-major copy
+ *    of X (columns.h), one column at a time, in ascending row order. Both
+ *    perform the same additions in the same order (rows with coefficient
+ *    0 are skipped by both), so they agree to the bit.
+ * Loops that write one value per row (X w, X s, loss derivatives,
+ * line_accept) only need the split. diag(H) by rows copies each row into
+ * scratch, one per thread.
  */
+
+/*
+ * The two ways of summing X^T products agree only if neither fuses
+ * a * x + s into one rounding (an FMA) where the other does not: forbid
+ * contraction in this file, before the includes so that it covers the
+ * rows.h functions too. (GCC does not contract in ISO C mode, -std=c11.)
+ */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "l2r_primal.h"
+#include "vec.h"
 
 /* A part has at least this many rows, so that a thread's work is worth it. */
-static const int PART_MIN_ROWS = 2048;
+static const int PART_MIN_ROWS = 1024;
 /* At most this many parts: the most threads the row loops can use. */
-static const int PART_MAX = 16;
+static const int PART_MAX = 24;
+/*
+ * Part counts from this on are multiples of it, so that 2, 3, 4, 6 or 12
+ * threads get equal numbers of parts (below it, counts are even).
+ */
+static const int PART_GRAIN = 12;
+
+/* Columns added up together when combining partial vectors (fits in L1). */
+static const size_t COMBINE_CHUNK = 1024;
+/* Columns a thread takes at a time when summing by columns. */
+enum { COLUMN_CHUNK = 256 };
+
+static int threads_available(void)
+{
+#ifdef _OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}
 
 static int part_begin(const struct row_parts *pt, int k)
 {
 	return (int)((int64_t)k * pt->l / pt->count);
 }
 
-/*
- * Each part beyond the first costs about 2n to add into an X^T product,
- * so there are no more parts than nnz / 2n: combining never costs more
- * than the row work itself.
- */
-static struct row_parts row_parts_for(int l, size_t n, int64_t nnz)
+static struct row_parts row_parts_for(int l)
 {
 	struct row_parts pt;
 	pt.l = l;
-	int64_t count = l / PART_MIN_ROWS;
-	if (n > 0 && nnz / (2 * (int64_t)n) < count)
-		count = nnz / (2 * (int64_t)n);
+	int count = l / PART_MIN_ROWS;
 	if (count > PART_MAX)
 		count = PART_MAX;
-	pt.count = count < 1 ? 1 : (int)count;
+	if (count >= PART_GRAIN)
+		count -= count % PART_GRAIN;
+	else if (count > 1)
+		count -= count % 2;
+	pt.count = count < 1 ? 1 : count;
 	return pt;
+}
+
+/*
+ * Summing X^T products by row parts costs, per part beyond the first, n
+ * doubles of memory and about 3n memory operations per product (clear,
+ * then add into the output). Allowed while that stays below 1/4 of the
+ * nonzeros: then combining costs a small fraction of the row work (about
+ * 3 operations a nonzero), and the partial vectors take at most an
+ * eighth of the memory of the rows (16 bytes a nonzero).
+ */
+static bool sum_by_columns(const struct row_parts *pt, size_t n, int64_t nnz)
+{
+	return pt->count > 1 && n > 0 && nnz / (4 * (int64_t)n) < pt->count;
 }
 
 /* ---- the losses, as functions of z = x_i . w ---- */
@@ -116,11 +172,18 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
 	}
 }
 
-/* ---- row loops, all per part (see the comment at the top) ---- */
+/* ---- loops over rows (see the comment at the top) ---- */
+
+/*
+ * Every parallel loop runs on at most o->threads threads (fixed at init,
+ * so per-thread scratch has room) and only when there is more than one
+ * part; the schedule of part loops is dynamic because parts differ in cost.
+ */
 
 /* out[i] = x_i . v for every row. */
 static void rows_times(const struct l2r_objective *o, const double *v, double *out)
 {
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
 		for (int i = part_begin(&o->parts, k); i < end; i++)
@@ -128,10 +191,19 @@ static void rows_times(const struct l2r_objective *o, const double *v, double *o
 	}
 }
 
+/* The partial sums in part order. */
+static double add_part_sums(const struct l2r_objective *o)
+{
+	double total = 0;
+	for (int k = 0; k < o->parts.count; k++)
+		total += o->part_sum[k];
+	return total;
+}
+
 /* sum_i C[i] loss(z[i] + step zs[i]); zs may be NULL (step unused). */
 static double loss_sum(const struct l2r_objective *o, const double *zs, double step)
 {
-	double total = 0;
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
 		double part = 0;
@@ -139,15 +211,48 @@ static double loss_sum(const struct l2r_objective *o, const double *zs, double s
 			double zi = zs ? o->z[i] + step * zs[i] : o->z[i];
 			part += row_loss(o, i, zi);
 		}
-		total += part;
+		o->part_sum[k] = part;
 	}
-	return total;
+	return add_part_sums(o);
 }
 
+/* z = X w and sum_i C[i] loss(z[i]), in one pass over the rows. */
+static double rows_times_and_loss(const struct l2r_objective *o, const double *w)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		double part = 0;
+		for (int i = part_begin(&o->parts, k); i < end; i++) {
+			o->z[i] = rows_dot(o->X, i, w);
+			part += row_loss(o, i, o->z[i]);
+		}
+		o->part_sum[k] = part;
+	}
+	return add_part_sums(o);
+}
+
+/* Rows [begin, end)'s loss derivatives at z: dloss, and D for the Hessian. */
+static void derivatives(const struct l2r_objective *o, int begin, int end)
+{
+	for (int i = begin; i < end; i++)
+		row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
+}
+
+/* The row's coefficient in H v's X^T product: weight[i] (x_i . v), 0 when weight[i] is. */
+static double hessian_coefficient(const struct l2r_objective *o, int i, const double *weight,
+	const double *v)
+{
+	return weight[i] == 0 ? 0 : weight[i] * rows_dot(o->X, i, v);
+}
+
+/* ---- X^T products by row parts ---- */
+
 /*
- * One part's share of an X^T product: acc += sum_i a_i x_i over rows
- * [begin, end), where a_i = weight[i] * (x_i . v), or weight[i] when v is
- * NULL. Rows of weight 0 are skipped (rows outside the SVC/SVR active set).
+ * One group of rows' share of an X^T product: acc += sum_i a_i x_i over
+ * rows [begin, end), where a_i = weight[i] (x_i . v), or weight[i] when v
+ * is NULL. Rows of weight 0 are skipped (rows outside the SVC/SVR active
+ * set; also what makes this agree with column_sums).
  */
 static void part_transpose_times(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *v, double *acc)
@@ -155,85 +260,168 @@ static void part_transpose_times(const struct l2r_objective *o, int begin, int e
 	for (int i = begin; i < end; i++) {
 		if (weight[i] == 0)
 			continue;
-		double a = v ? weight[i] * rows_dot(o->X, i, v) : weight[i];
+		double a = v ? hessian_coefficient(o, i, weight, v) : weight[i];
 		rows_axpy(o->X, i, a, acc);
 	}
 }
 
-/* One part's share of diag(X^T diag(weight) X): acc_j += sum_i weight[i] x_ij^2. */
+/* One group's share of the loss gradient: derivatives, then acc += sum_i dloss[i] x_i. */
+static void part_loss_gradient(const struct l2r_objective *o, int begin, int end,
+	const double *unused_weight, const double *unused_v, double *acc)
+{
+	(void)unused_weight;
+	(void)unused_v;
+	derivatives(o, begin, end);
+	part_transpose_times(o, begin, end, o->dloss, NULL, acc);
+}
+
+/* One group's share of diag(X^T diag(weight) X): acc_j += sum_i weight[i] x_ij^2. */
 static void part_weighted_squares(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *unused, double *acc)
 {
 	(void)unused;
-	for (int i = begin; i < end; i++) {
-		if (weight[i] == 0)
-			continue;
-		int nnz = rows_nnz(o->X, i);
-		rows_copy_row(o->X, i, o->row_index, o->row_value);
-		for (int k = 0; k < nnz; k++)
-			acc[o->row_index[k] - 1] += weight[i] * o->row_value[k] * o->row_value[k];
-	}
+	for (int i = begin; i < end; i++)
+		if (weight[i] != 0)
+			rows_axpy_squared(o->X, i, weight[i], acc);
 }
 
 typedef void part_kernel(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *v, double *acc);
 
-/* out = the kernel summed over all rows: part 0 first, then each part in order. */
-static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
-	const double *weight, const double *v, double *out)
+/*
+ * out[lo..hi) = part 0's sums (already there) + part 1's + ... in part
+ * order, then + add[j] for the regularised columns when add is not NULL.
+ */
+static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
+	const double *add, double *out)
 {
-	memset(out, 0, o->n * sizeof *out);
-	kernel(o, 0, part_begin(&o->parts, 1), weight, v, out);
-	for (int k = 1; k < o->parts.count; k++) {
-		memset(o->part_acc, 0, o->n * sizeof *o->part_acc);
-		kernel(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1), weight, v, o->part_acc);
-		for (size_t j = 0; j < o->n; j++)
-			out[j] += o->part_acc[j];
+	for (int k = 1; k < o->acc_parts.count; k++) {
+		const double *acc = o->part_acc + (size_t)(k - 1) * o->n;
+		for (size_t j = lo; j < hi; j++)
+			out[j] += acc[j];
+	}
+	if (!add)
+		return;
+	size_t reg_hi = hi < o->n_reg ? hi : o->n_reg;
+	for (size_t j = lo; j < reg_hi; j++)
+		out[j] += add[j];
+}
+
+/*
+ * out = the kernel summed over all rows (each part of acc_parts into its
+ * own partial vector, then added in part order) + add on the regularised
+ * columns.
+ */
+static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
+	const double *weight, const double *v, const double *add, double *out)
+{
+	const struct row_parts *pt = &o->acc_parts;
+	size_t n = o->n;
+	size_t chunks = (n + COMBINE_CHUNK - 1) / COMBINE_CHUNK;
+	#pragma omp parallel num_threads(o->threads) if(o->threads > 1 && pt->count > 1)
+	{
+		#pragma omp for schedule(dynamic, 1)
+		for (int k = 0; k < pt->count; k++) {
+			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * n;
+			memset(acc, 0, n * sizeof *acc);
+			kernel(o, part_begin(pt, k), part_begin(pt, k + 1), weight, v, acc);
+		}
+		#pragma omp for schedule(static)
+		for (size_t c = 0; c < chunks; c++) {
+			size_t hi = (c + 1) * COMBINE_CHUNK;
+			add_parts_to(o, c * COMBINE_CHUNK, hi < n ? hi : n, add, out);
+		}
 	}
 }
 
-static double regularised_dot(const struct l2r_objective *o, const double *a, const double *b)
+/* ---- X^T products by columns, on several threads ---- */
+
+/*
+ * out[j] = sum over column j's rows, ascending, of coef[i] x_ij (or
+ * coef[i] x_ij x_ij when squared), skipping rows of coef 0, then + add[j]
+ * on the regularised columns when add is not NULL.
+ */
+static void column_sums(const struct l2r_objective *o, const double *coef, bool squared,
+	const double *add, double *out)
 {
-	double s = 0;
-	for (size_t j = 0; j < o->n_reg; j++)
-		s += a[j] * b[j];
-	return s;
+	const struct columns *c = &o->columns;
+	#pragma omp parallel for schedule(dynamic, COLUMN_CHUNK) num_threads(o->threads)
+	for (int j = 0; j < c->n; j++) {
+		double s = 0;
+		for (size_t k = c->start[j]; k < c->start[j + 1]; k++) {
+			double a = coef[c->row[k]];
+			if (a == 0)
+				continue;
+			s += squared ? a * c->value[k] * c->value[k] : a * c->value[k];
+		}
+		if (add && (size_t)j < o->n_reg)
+			s += add[j];
+		out[j] = s;
+	}
+}
+
+/* Rows' loss derivatives, all rows, in parallel. */
+static void all_derivatives(const struct l2r_objective *o)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads)
+	for (int k = 0; k < o->parts.count; k++)
+		derivatives(o, part_begin(&o->parts, k), part_begin(&o->parts, k + 1));
+}
+
+/* row_coef[i] = hessian_coefficient(i), all rows, in parallel. */
+static void all_hessian_coefficients(const struct l2r_objective *o, const double *v)
+{
+	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		for (int i = part_begin(&o->parts, k); i < end; i++)
+			o->row_coef[i] = hessian_coefficient(o, i, o->D, v);
+	}
 }
 
 /* ---- the newton_objective callbacks ---- */
 
+/* Whether X^T products go through the column copy (by columns, several threads). */
+static bool use_columns(const struct l2r_objective *o)
+{
+	return o->columns.start != NULL;
+}
+
 static double objective_value(void *ctx, const double *w)
 {
 	struct l2r_objective *o = ctx;
-	rows_times(o, w, o->z);
-	return 0.5 * regularised_dot(o, w, w) + loss_sum(o, NULL, 0);
+	return 0.5 * vec_dot(o->n_reg, w, w) + rows_times_and_loss(o, w);
 }
 
 static void objective_gradient(void *ctx, const double *w, double *g)
 {
 	struct l2r_objective *o = ctx;
-	for (int k = 0; k < o->parts.count; k++) {
-		int end = part_begin(&o->parts, k + 1);
-		for (int i = part_begin(&o->parts, k); i < end; i++)
-			row_derivatives(o, i, o->z[i], &o->dloss[i], &o->D[i]);
+	if (use_columns(o)) {
+		all_derivatives(o);
+		column_sums(o, o->dloss, false, w, g);
+	} else {
+		sum_parts(o, part_loss_gradient, NULL, NULL, w, g);
 	}
-	sum_parts(o, part_transpose_times, o->dloss, NULL, g);
-	for (size_t j = 0; j < o->n_reg; j++)
-		g[j] += w[j];
 }
 
 static void objective_hessian_times(void *ctx, const double *v, double *Hv)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_transpose_times, o->D, v, Hv);
-	for (size_t j = 0; j < o->n_reg; j++)
-		Hv[j] += v[j];
+	if (use_columns(o)) {
+		all_hessian_coefficients(o, v);
+		column_sums(o, o->row_coef, false, v, Hv);
+	} else {
+		sum_parts(o, part_transpose_times, o->D, v, v, Hv);
+	}
 }
 
 static void objective_hessian_diag(void *ctx, double *diag)
 {
 	struct l2r_objective *o = ctx;
-	sum_parts(o, part_weighted_squares, o->D, NULL, diag);
+	if (use_columns(o))
+		column_sums(o, o->D, true, NULL, diag);
+	else
+		sum_parts(o, part_weighted_squares, o->D, NULL, NULL, diag);
 	for (size_t j = 0; j < o->n_reg; j++)
 		diag[j] += 1;
 }
@@ -242,9 +430,9 @@ static void objective_line_prepare(void *ctx, const double *w, const double *s)
 {
 	struct l2r_objective *o = ctx;
 	rows_times(o, s, o->zs);
-	o->wTw = regularised_dot(o, w, w);
-	o->wTs = regularised_dot(o, w, s);
-	o->sTs = regularised_dot(o, s, s);
+	o->wTw = vec_dot(o->n_reg, w, w);
+	o->wTs = vec_dot(o->n_reg, w, s);
+	o->sTs = vec_dot(o->n_reg, s, s);
 }
 
 static double objective_line_value(void *ctx, double step)
@@ -258,8 +446,12 @@ static void objective_line_accept(void *ctx, double step)
 {
 	struct l2r_objective *o = ctx;
 	/* The same expression as in loss_sum, so z is what line_value saw. */
-	for (int i = 0; i < o->parts.l; i++)
-		o->z[i] = o->z[i] + step * o->zs[i];
+	#pragma omp parallel for schedule(static) num_threads(o->threads) if(o->threads > 1)
+	for (int k = 0; k < o->parts.count; k++) {
+		int end = part_begin(&o->parts, k + 1);
+		for (int i = part_begin(&o->parts, k); i < end; i++)
+			o->z[i] = o->z[i] + step * o->zs[i];
+	}
 }
 
 /* ---- setup ---- */
@@ -279,6 +471,22 @@ struct newton_objective l2r_objective_newton(struct l2r_objective *o)
 	return f;
 }
 
+/*
+ * Summing by columns on several threads needs the column copy and one
+ * coefficient per row. Without the memory for them, the threads add row
+ * after row as one thread would: slower, but the same result.
+ */
+static void columns_for_threads(struct l2r_objective *o)
+{
+	size_t l = o->parts.l > 0 ? (size_t)o->parts.l : 1;
+	o->row_coef = malloc(l * sizeof *o->row_coef);
+	if (o->row_coef && columns_build(o->X, &o->columns) == 0)
+		return;
+	free(o->row_coef);
+	o->row_coef = NULL;
+	memset(&o->columns, 0, sizeof o->columns);
+}
+
 int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const double *y,
 	const double *C, enum l2r_loss loss, double p, int regularize_bias)
 {
@@ -291,15 +499,18 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->n = X->n > 0 ? (size_t)X->n : 0;
 	o->n_reg = (!regularize_bias && o->n > 0) ? o->n - 1 : o->n;
 
+	/* An integer sum: the same on any number of threads. */
 	int64_t nnz = 0;
-	int max_row_nnz = 1;
-	for (int i = 0; i < X->l; i++) {
-		int c = rows_nnz(X, i);
-		nnz += c;
-		if (c > max_row_nnz)
-			max_row_nnz = c;
-	}
-	o->parts = row_parts_for(X->l, o->n, nnz);
+	#pragma omp parallel for schedule(static) reduction(+:nnz) if(X->l >= PART_MIN_ROWS)
+	for (int i = 0; i < X->l; i++)
+		nnz += rows_nnz(X, i);
+	o->parts = row_parts_for(X->l);
+	o->by_columns = sum_by_columns(&o->parts, o->n, nnz);
+	o->acc_parts = o->parts;
+	if (o->by_columns)
+		o->acc_parts.count = 1;
+	int threads = threads_available();
+	o->threads = threads < o->parts.count ? threads : o->parts.count;
 
 	size_t l = X->l > 0 ? (size_t)X->l : 1;
 	size_t n = o->n > 0 ? o->n : 1;
@@ -307,13 +518,15 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->zs = malloc(l * sizeof *o->zs);
 	o->dloss = malloc(l * sizeof *o->dloss);
 	o->D = malloc(l * sizeof *o->D);
-	o->part_acc = malloc(n * sizeof *o->part_acc);
-	o->row_index = malloc((size_t)max_row_nnz * sizeof *o->row_index);
-	o->row_value = malloc((size_t)max_row_nnz * sizeof *o->row_value);
-	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->row_index || !o->row_value) {
+	size_t extra_parts = (size_t)o->acc_parts.count - 1;
+	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
+	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
+	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->part_sum) {
 		l2r_objective_free(o);
 		return -1;
 	}
+	if (o->by_columns && o->threads > 1)
+		columns_for_threads(o);
 	return 0;
 }
 
@@ -324,10 +537,13 @@ void l2r_objective_free(struct l2r_objective *o)
 	free(o->dloss);
 	free(o->D);
 	free(o->part_acc);
-	free(o->row_index);
-	free(o->row_value);
-	o->z = o->zs = o->dloss = o->D = o->part_acc = o->row_value = NULL;
-	o->row_index = NULL;
+	free(o->part_sum);
+	free(o->row_coef);
+	if (o->columns.start)
+		columns_free(&o->columns);
+	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = NULL;
+	o->row_coef = NULL;
+	memset(&o->columns, 0, sizeof o->columns);
 }
 
 int solve_l2r_primal(const struct row_set *X, const double *y, const double *C,

@@ -9,21 +9,27 @@
  * is built on it; this header exists so that tests can check the
  * value, gradient and Hessian products directly.
  *
- * Reproducibility: every loop over rows sums in a fixed order that depends
- * on the data's size only (see struct row_parts), so results are
- * bit-identical however the parts are later spread over threads.
+ * Threads and reproducibility: the loops over rows run on OpenMP threads
+ * (as many as omp_get_max_threads() says at init, at most one per row
+ * part), and every sum over rows is taken in an order fixed by the data
+ * alone (struct row_parts; by_columns; see l2r_primal.c), so results are
+ * bit-identical for any number of threads. Extra memory: at most nnz/4
+ * doubles for partial sums, or, summing by columns on several threads, a
+ * column-major copy of X (12 bytes a nonzero).
  */
 #ifndef LIBLINEAR_L2R_PRIMAL_H
 #define LIBLINEAR_L2R_PRIMAL_H
 
+#include <stdbool.h>
+#include "columns.h"
 #include "newton.h"
 #include "rows.h"
 #include "solvers.h"
 
 /*
  * Rows 0..l-1 cut into count contiguous parts; part k is rows
- * [k*l/count, (k+1)*l/count). count depends only on l, n and the number
- * of nonzeros, never on a thread count.
+ * [k*l/count, (k+1)*l/count). count depends only on the data, never on a
+ * thread count.
  */
 struct row_parts {
 	int count;
@@ -38,15 +44,19 @@ struct l2r_objective {
 	double p;		/* SVR epsilon */
 	size_t n;		/* weights */
 	size_t n_reg;		/* leading weights in 0.5 w.w: n, or n-1 */
-	struct row_parts parts;
+	struct row_parts parts;	/* for loops over rows and scalar sums */
+	bool by_columns;	/* X^T products summed by columns, not by parts */
+	struct row_parts acc_parts;	/* X^T products' row groups: parts, or 1 by columns */
+	int threads;		/* most threads a row loop uses: <= parts.count */
 
 	double *z;		/* X w at the current point */
 	double *zs;		/* X s, s the line search direction */
 	double *dloss;		/* C[i] times d loss / d z at the current point */
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
-	double *part_acc;	/* n: one part's share of an X^T product */
-	int *row_index;		/* one row's nonzeros (for diag(H)) */
-	double *row_value;
+	double *part_acc;	/* (acc_parts.count - 1) n: parts 1.. of an X^T product */
+	double *part_sum;	/* parts.count: one part's share of a scalar sum */
+	struct columns columns;	/* by columns on several threads: X column-major; else empty */
+	double *row_coef;	/* l, with columns: each row's coefficient in H v */
 	double wTw, wTs, sTs;	/* over the regularised weights, for the line search */
 };
 

@@ -144,13 +144,17 @@ static void mcsvm_gradient(struct mcsvm *s, int i)
 	const int *cls = s->classes + (size_t)i * (size_t)k;
 	s->row_nnz = rows_nnz(s->X, i);
 	rows_copy_row(s->X, i, s->row_index, s->row_value);
-	for (int p = 0; p < na; p++)
-		s->G[cls[p]] = cls[p] == s->y[i] ? 0 : 1;
-	for (int c = 0; c < s->row_nnz; c++) {
-		const double *wj = s->w + (size_t)(s->row_index[c] - 1) * (size_t)k;
-		double v = s->row_value[c];
-		for (int p = 0; p < na; p++)
-			s->G[cls[p]] += wj[cls[p]] * v;
+	/*
+	 * Class by class, summing in a local: accumulating into G[] feature by
+	 * feature made every addition wait on the store before it. The sums
+	 * run over the features in the same order either way.
+	 */
+	for (int p = 0; p < na; p++) {
+		int m = cls[p];
+		double g = m == s->y[i] ? 0 : 1;
+		for (int c = 0; c < s->row_nnz; c++)
+			g += s->w[(size_t)(s->row_index[c] - 1) * (size_t)k + (size_t)m] * s->row_value[c];
+		s->G[m] = g;
 	}
 }
 

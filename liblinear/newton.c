@@ -1,4 +1,11 @@
-/* newton.c - truncated Newton method with line search (see newton.h). */
+/*
+ * newton.c - truncated Newton method with line search (see newton.h).
+ *
+ * Threads: the O(n) loops use vec.h, whose sums do not depend on the
+ * thread count; the elementwise loops here run on threads under the same
+ * rule (vec_threads_pay) and compute each element alike on any thread.
+ * The objective parallelises its own row loops.
+ */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -6,6 +13,7 @@
 #include "newton.h"
 #include "print.h"
 #include "solvers.h"
+#include "vec.h"
 
 /*
  * Below this d.Hd the CG direction carries no information (the residual
@@ -33,24 +41,9 @@ struct newton_params newton_default_params(double eps)
 	return p;
 }
 
-static double dot(size_t n, const double *a, const double *b)
-{
-	double s = 0;
-	for (size_t j = 0; j < n; j++)
-		s += a[j] * b[j];
-	return s;
-}
-
 static double norm2(size_t n, const double *a)
 {
-	return sqrt(dot(n, a, a));
-}
-
-/* y += a x */
-static void axpy(size_t n, double a, const double *x, double *y)
-{
-	for (size_t j = 0; j < n; j++)
-		y[j] += a * x[j];
+	return sqrt(vec_dot(n, a, a));
 }
 
 /* Work vectors of one minimisation, each of length n. */
@@ -119,6 +112,7 @@ static int preconditioned_cg(const struct newton_objective *obj, const struct ne
 	int max_cg = n > 5 ? (int)n : 5;
 
 	obj->hessian_diag(obj->ctx, wk->M);
+	#pragma omp parallel for schedule(static) if(vec_threads_pay(n))
 	for (size_t j = 0; j < n; j++) {
 		wk->M[j] = (1 - par->pcg_alpha) + par->pcg_alpha * wk->M[j];
 		wk->s[j] = 0;
@@ -126,7 +120,7 @@ static int preconditioned_cg(const struct newton_objective *obj, const struct ne
 		wk->z[j] = wk->r[j] / wk->M[j];
 		wk->d[j] = wk->z[j];
 	}
-	double zTr = dot(n, wk->z, wk->r);
+	double zTr = vec_dot(n, wk->z, wk->r);
 	/*
 	 * Forcing term: the rule tightens as the preconditioned gradient norm
 	 * ||g||_{M^-1} = sqrt(z.r) falls, for fast local convergence.
@@ -137,15 +131,15 @@ static int preconditioned_cg(const struct newton_objective *obj, const struct ne
 	while (cg_iter < max_cg) {
 		cg_iter++;
 		obj->hessian_times(obj->ctx, wk->d, wk->Hd);
-		double dHd = dot(n, wk->d, wk->Hd);
+		double dHd = vec_dot(n, wk->d, wk->Hd);
 		if (dHd <= CG_CURVATURE_FLOOR)
 			break;
 		double alpha = zTr / dHd;
-		axpy(n, alpha, wk->d, wk->s);
-		axpy(n, -alpha, wk->Hd, wk->r);
+		vec_axpy(n, alpha, wk->d, wk->s);
+		vec_axpy(n, -alpha, wk->Hd, wk->r);
 
 		/* r = -g - H s, so Q(s) = g.s + 0.5 s.H s = 0.5 (g.s - r.s). */
-		double newQ = 0.5 * (dot(n, wk->g, wk->s) - dot(n, wk->r, wk->s));
+		double newQ = 0.5 * (vec_dot(n, wk->g, wk->s) - vec_dot(n, wk->r, wk->s));
 		double Qdiff = newQ - Q;
 		if (newQ > 0 || Qdiff > 0) {
 			/* In exact arithmetic Q falls below 0 and keeps falling. */
@@ -157,10 +151,12 @@ static int preconditioned_cg(const struct newton_objective *obj, const struct ne
 			break;
 		Q = newQ;
 
+		#pragma omp parallel for schedule(static) if(vec_threads_pay(n))
 		for (size_t j = 0; j < n; j++)
 			wk->z[j] = wk->r[j] / wk->M[j];
-		double newzTr = dot(n, wk->z, wk->r);
+		double newzTr = vec_dot(n, wk->z, wk->r);
 		double beta = newzTr / zTr;
+		#pragma omp parallel for schedule(static) if(vec_threads_pay(n))
 		for (size_t j = 0; j < n; j++)
 			wk->d[j] = wk->z[j] + beta * wk->d[j];
 		zTr = newzTr;
@@ -178,7 +174,7 @@ static double line_search(const struct newton_objective *obj, const struct newto
 	const double *w, const struct newton_work *wk, double f, double *f_new)
 {
 	obj->line_prepare(obj->ctx, w, wk->s);
-	double gTs = dot(obj->n, wk->g, wk->s);
+	double gTs = vec_dot(obj->n, wk->g, wk->s);
 	double step = 1;
 	for (int k = 0; k < par->max_line_search; k++, step *= 0.5) {
 		double ft = obj->line_value(obj->ctx, step);
@@ -223,7 +219,7 @@ int newton_minimize(const struct newton_objective *obj, const struct newton_para
 			break;
 		}
 		obj->line_accept(obj->ctx, step);
-		axpy(n, step, wk.s, w);
+		vec_axpy(n, step, wk.s, w);
 		double actred = f - f_new;
 		f = f_new;
 

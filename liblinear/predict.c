@@ -328,7 +328,7 @@ static int predict_linear(struct libsvm_reader *r, struct predictor *p)
 
 /* -k model: rows mapped a batch at a time. 0, or -1 after a message. */
 static int predict_mapped(struct libsvm_reader *r, struct predictor *p, const struct ikmap *map,
-	int threads)
+	int threads, enum ikmap_device device)
 {
 	struct ik_batch batch;
 	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
@@ -340,7 +340,7 @@ static int predict_mapped(struct libsvm_reader *r, struct predictor *p, const st
 		return -1;
 	}
 	long count;
-	while ((count = ik_batch_next(&batch, r, map, threads)) > 0)
+	while ((count = ik_batch_next(&batch, r, map, threads, device)) > 0)
 		for (long i = 0; i < count; i++) {
 			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), p->m->bias, x);
 			predict_row(p, x, batch.labels[i]);
@@ -360,7 +360,7 @@ static int predict_rows(struct libsvm_reader *r, FILE *out, const struct model *
 	struct predictor p;
 	int status = predictor_start(&p, m, o, out);
 	if (status == 0)
-		status = map ? predict_mapped(r, &p, map, o->threads) : predict_linear(r, &p);
+		status = map ? predict_mapped(r, &p, map, o->threads, o->ik.device) : predict_linear(r, &p);
 	free(p.prob);
 	*s = p.scores;
 	if (status == 0 && s->total == 0) {

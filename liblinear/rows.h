@@ -99,6 +99,21 @@ static inline void rows_axpy(const struct row_set *r, int i, double a, double *w
 		w[rows_cell_bias_slot(r)] += a * r->bias;
 }
 
+/* w_j += a * x_ij^2 for every nonzero x_ij (the diagonal of X^T D X). */
+static inline void rows_axpy_squared(const struct row_set *r, int i, double a, double *w)
+{
+	if (r->kind == ROWS_SPARSE) {
+		for (const struct feature_node *f = r->x[i]; f->index != -1; f++)
+			w[f->index - 1] += a * f->value * f->value;
+		return;
+	}
+	double av2 = a * r->cell_value * r->cell_value;
+	for (int k = 0; k < r->t; k++)
+		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av2;
+	if (r->bias >= 0)
+		w[rows_cell_bias_slot(r)] += a * r->bias * r->bias;
+}
+
 /* ||x_i||^2 */
 static inline double rows_sqnorm(const struct row_set *r, int i)
 {

@@ -405,7 +405,7 @@ static void run_kernel(struct libsvm_data *data, const struct options *o)
 	struct ikmap *map = ik_train_build(data, &o->ik, ik_options_psi(&o->ik), o->threads);
 	if (!map)
 		exit(1);
-	void *cells = ik_train_map(map, data, o->threads);
+	void *cells = ik_train_map(map, data, o->threads, o->ik.device);
 	if (!cells)
 		exit(1);
 	int l = data->prob.l;

@@ -1,12 +1,14 @@
 """Fixtures of the oracle tests: decompressed datasets, our binaries, the
 upstream LIBLINEAR 2.50 oracle, and a cache of training runs so that each
 (dataset, solver, options) is trained once per session by each side."""
+import ctypes
 import lzma
 import shutil
 
 import pytest
 
 import oracle_lib as ol
+from liblinear.liblinear import PRINT_STRING_FUN, feature_node, model, parameter, problem
 
 
 @pytest.fixture(scope="session")
@@ -97,3 +99,41 @@ def our_predictions(tmp_path_factory, binaries):
         return done[key]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def ours():
+    """Our liblinear.so.6 through ctypes, with the prototypes that upstream's
+    Python interface declares for its own library (same Structures). Quiet:
+    tests that read the progress text install their own print function."""
+    if not ol.OUR_LIB.exists():
+        pytest.fail(f"{ol.OUR_LIB} is not built; run make first")
+    lib = ctypes.CDLL(str(ol.OUR_LIB))
+    P = ctypes.POINTER
+    double, c_int = ctypes.c_double, ctypes.c_int
+    prototypes = {
+        "train": (P(model), [P(problem), P(parameter)]),
+        "check_parameter": (ctypes.c_char_p, [P(problem), P(parameter)]),
+        "save_model": (c_int, [ctypes.c_char_p, P(model)]),
+        "load_model": (P(model), [ctypes.c_char_p]),
+        "free_and_destroy_model": (None, [P(P(model))]),
+        "get_nr_class": (c_int, [P(model)]),
+        "get_nr_feature": (c_int, [P(model)]),
+        "get_labels": (None, [P(model), P(c_int)]),
+        "get_decfun_coef": (double, [P(model), c_int, c_int]),
+        "get_decfun_bias": (double, [P(model), c_int]),
+        "get_decfun_rho": (double, [P(model)]),
+        "predict": (double, [P(model), P(feature_node)]),
+        "predict_values": (double, [P(model), P(feature_node), P(double)]),
+        "predict_probability": (double, [P(model), P(feature_node), P(double)]),
+        "check_probability_model": (c_int, [P(model)]),
+        "check_regression_model": (c_int, [P(model)]),
+        "check_oneclass_model": (c_int, [P(model)]),
+        "set_print_string_function": (None, [PRINT_STRING_FUN]),
+    }
+    for name, (restype, argtypes) in prototypes.items():
+        getattr(lib, name).restype = restype
+        getattr(lib, name).argtypes = argtypes
+    lib.quiet = PRINT_STRING_FUN(lambda s: None)  # kept alive with the library
+    lib.set_print_string_function(lib.quiet)
+    return lib

@@ -98,14 +98,22 @@ def upstream_check_parameter(options, solver_type=None):
     """The message upstream's check_parameter gives for these options."""
     prob = problem([1, -1], [{1: 1.0}, {1: -1.0}])
     param = parameter(options)
+    # Upstream's train gives -B to the problem, which check_parameter reads.
+    prob.set_bias(param.bias)
     if solver_type is not None:
         param.solver_type = solver_type
     return upstream_lib.check_parameter(prob, param).decode()
 
 
+# -R: only with -B 1, only for the primal solvers -s 0, 2, 5, 6, 11 (those
+# train in test_optimality); one-class takes no bias at all.
+R_REFUSED = [(f"-s {s} -B 1 -R", None) for s in (1, 3, 4, 7, 12, 13, 21)]
+
+
 @pytest.mark.parametrize("options,solver_type", [
     ("-c 0", None), ("-e -1", None), ("-e 0", None), ("-s 0 -R", None),
-    ("-s 11 -p -1", None), ("-s 9", 9)])
+    ("-s 0 -B 2 -R", None), ("-s 5 -R", None), *R_REFUSED, ("-s 21 -B 0", None),
+    ("-s 4 -e 0", None), ("-s 21 -c 0", None), ("-s 11 -p -1", None), ("-s 9", 9)])
 def test_bad_parameter_is_an_error(options, solver_type, binaries, data, tmp_path):
     """Our train rejects what upstream's check_parameter rejects, with
     'ERROR: ' and upstream's message on stderr, exit 1, no model."""

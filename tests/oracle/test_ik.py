@@ -536,16 +536,55 @@ def test_train_bad_ik_option(args, message, data, binaries, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_gpu_is_a_clear_error_in_this_build(data, binaries, tool, tmp_path):
+GPU_ERRORS = ("ERROR: -d gpu: no CUDA device found\n",
+    "ERROR: -d gpu: this build has no GPU support\n")
+
+
+@pytest.fixture(scope="module")
+def gpu_refusal(tool, tmp_path_factory):
+    """The -d gpu error of this build on this machine, or None when a GPU works."""
+    r = ol.run([tool, "-d", "gpu", "missing.ik"], cwd=tmp_path_factory.mktemp("gpu"))
+    return r.stderr if r.stderr in GPU_ERRORS else None
+
+
+def test_gpu_without_a_device_is_a_clear_error(gpu_refusal, data, binaries, tool, tmp_path):
+    if gpu_refusal is None:
+        pytest.skip("a CUDA device is usable here: -d gpu is not an error")
     heart = data("heart", "heart.all")
     for cmd in ([binaries[0], "-k", "anne", "-d", "gpu", heart],
             [binaries[1], "-d", "gpu", heart, "model", "out"],
-            [tool, "-d", "gpu", "p.ik"]):
+            [tool, "-d", "gpu", "p.ik"],
+            [tool, "-d", "gpu", "-k", "anne", heart, "p.ik"]):
         r = ol.run(cmd, cwd=tmp_path)
         assert r.returncode == 1
-        assert r.stderr == "ERROR: -d gpu: this build has no GPU support\n"
+        assert r.stderr == gpu_refusal
         assert r.stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def model_on(device, kernel, data, binaries, tmp_path):
+    """(model, .ik, predict output) bytes of train -k kernel -d device on dna; the model
+    is called m in its own folder, so its trailer line is the same for every device."""
+    folder = tmp_path / device
+    folder.mkdir()
+    train_ok(binaries, f"-k {kernel} -g 32 -t 40 -d {device}", data("dna", "dna.train"), "m",
+        cwd=folder)
+    predict_ok(binaries, data("dna", "dna.test"), folder / "m", folder / "out", f"-d {device}")
+    return [(folder / name).read_bytes() for name in ("m", "m.ik", "out")]
+
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest"])
+def test_auto_gives_the_cpu_model_and_partitioning(kernel, data, binaries, tmp_path):
+    assert model_on("auto", kernel, data, binaries, tmp_path) \
+        == model_on("cpu", kernel, data, binaries, tmp_path)
+
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest"])
+def test_gpu_gives_the_cpu_model_and_partitioning(kernel, gpu_refusal, data, binaries, tmp_path):
+    if gpu_refusal is not None:
+        pytest.skip("no usable CUDA device: " + gpu_refusal.strip())
+    assert model_on("gpu", kernel, data, binaries, tmp_path) \
+        == model_on("cpu", kernel, data, binaries, tmp_path)
 
 
 def test_usage_lists_the_ik_options(binaries, tool):

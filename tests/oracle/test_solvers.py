@@ -1,40 +1,13 @@
-"""Solvers -s 0, 1, 2, 3 against upstream LIBLINEAR 2.50: objectives,
-accuracies, predictions on each other's model files, model file format.
-
-heart is trained and tested on all its rows; a9a and dna on their official
-train/test splits (dna has 3 classes: one-vs-rest)."""
+"""Solvers -s 0, 1, 2, 3 against upstream LIBLINEAR 2.50: objectives and
+test accuracies (the settings are in cases.py; the model files of every
+solver are exchanged in test_model_files.py)."""
 import numpy as np
 import pytest
 
 import oracle_lib as ol
-from oracle_lib import Case
+from cases import BIAS_CASES, DEFAULT_CASES, TIGHT_CASES
 
-SETS = [("heart", "heart.all", "heart.all"), ("a9a", "a9a.train", "a9a.test"),
-    ("dna", "dna.train", "dna.test")]
-
-# Default options (C = 1, default -e): what users run.
-DEFAULT_CASES = [Case(d, tr, te, s) for d, tr, te in SETS for s in (0, 1, 2, 3)]
-# The bias feature changes the model file (an extra w row) and the objective.
-BIAS_CASES = [Case("heart", "heart.all", "heart.all", 0, "-B 1"),
-    Case("a9a", "a9a.train", "a9a.test", 1, "-B 1")]
-# Tighter -e: the bounds below become tight enough to catch a solver that
-# converges to the wrong point. C is lowered for the dual solvers where
-# upstream would otherwise stop at its 300-iteration cap (then -e implies
-# nothing); each setting here converges in well under 300 passes upstream.
-TIGHT_CASES = [
-    Case("heart", "heart.all", "heart.all", 0, "-e 1e-6"),
-    Case("heart", "heart.all", "heart.all", 1, "-e 0.001"),
-    Case("heart", "heart.all", "heart.all", 2, "-e 1e-6"),
-    Case("heart", "heart.all", "heart.all", 3, "-c 0.03 -e 0.003"),
-    Case("a9a", "a9a.train", "a9a.test", 0, "-e 1e-6"),
-    Case("a9a", "a9a.train", "a9a.test", 1, "-c 0.1 -e 0.0001"),
-    Case("a9a", "a9a.train", "a9a.test", 2, "-e 1e-6"),
-    Case("a9a", "a9a.train", "a9a.test", 3, "-c 0.01 -e 0.001"),
-    Case("dna", "dna.train", "dna.test", 0, "-e 1e-6"),
-    Case("dna", "dna.train", "dna.test", 1, "-c 0.1 -e 0.0001"),
-    Case("dna", "dna.train", "dna.test", 2, "-e 1e-6"),
-    Case("dna", "dna.train", "dna.test", 3, "-c 0.01 -e 0.001"),
-]
+# The -s 0-3 settings; MODEL_CASES here are the default and bias ones.
 MODEL_CASES = DEFAULT_CASES + BIAS_CASES
 
 # When a dual solver stops at the 300-pass cap without reaching -e (upstream
@@ -84,52 +57,12 @@ def test_primal_objective_and_weights_match_upstream(case, trained, dataset_arra
             f"class {k}: ||w ours - w upstream|| {distance:.3g}, bounds {b_ours:.3g} {b_up:.3g}"
 
 
-def accuracy(predicted, truth):
-    return 100.0 * np.count_nonzero(predicted == truth) / len(truth)
-
-
 @pytest.mark.parametrize("case", MODEL_CASES + TIGHT_CASES, ids=str)
 def test_test_accuracy_within_half_a_point(case, trained, dataset_arrays, upstream, our_predictions):
     t = trained(case)
     y_test, _ = dataset_arrays(case.dataset, case.test_stem)
     _, lines = our_predictions(t.test_path, t.ours_model)
-    ours = accuracy(np.array([float(v) for v in lines]), y_test)
+    ours = ol.accuracy(np.array([float(v) for v in lines]), y_test)
     up_labels, _ = upstream.predict(t.test_path, t.up_model)
-    up = accuracy(up_labels, y_test)
+    up = ol.accuracy(up_labels, y_test)
     assert abs(ours - up) <= 0.5, f"ours {ours:.4f}% upstream {up:.4f}%"
-
-
-@pytest.mark.parametrize("case", MODEL_CASES, ids=str)
-def test_our_predict_on_upstream_model(case, trained, upstream, our_predictions):
-    """Our ./predict reads upstream's model file and predicts exactly what
-    upstream predicts with it; labels are written as %.17g."""
-    t = trained(case)
-    _, lines = our_predictions(t.test_path, t.up_model)
-    up_labels, _ = upstream.predict(t.test_path, t.up_model)
-    assert lines == ["%.17g" % v for v in up_labels]
-
-
-@pytest.mark.parametrize("case", MODEL_CASES, ids=str)
-def test_upstream_predict_on_our_model(case, trained, upstream, our_predictions):
-    """Upstream loads our model file and predicts exactly what our ./predict
-    predicts with it."""
-    t = trained(case)
-    _, lines = our_predictions(t.test_path, t.ours_model)
-    up_labels, _ = upstream.predict(t.test_path, t.ours_model)
-    assert lines == ["%.17g" % v for v in up_labels]
-
-
-@pytest.mark.parametrize("case", MODEL_CASES, ids=str)
-def test_model_file_format(case, trained, tmp_path):
-    """Our model file has upstream's header for the same training run, and
-    upstream's load_model + save_model reproduces it byte for byte (same
-    keywords, order, %.17g weights with a trailing space)."""
-    t = trained(case)
-    ours, up = ol.parse_model(t.ours_model), ol.parse_model(t.up_model)
-    assert ours["header"] == up["header"]
-    assert ours["header"][0] == "solver_type " + ol.SOLVER_NAMES[case.solver]
-    resaved = tmp_path / "resaved.model"
-    m = ol.load_model(str(t.ours_model))
-    assert m is not None
-    ol.save_model(str(resaved), m)
-    assert resaved.read_bytes() == t.ours_model.read_bytes()

@@ -7,12 +7,17 @@
  * Random fixtures are drawn from the library's seeded rng, so every run
  * sees the same numbers. capture_start() routes info() into a buffer that
  * captured_double()/captured_int() read back ("Objective value = ").
+ * A cell_fixture holds one small Isolation Kernel problem twice: as
+ * ROWS_CELLS rows and as the same rows written out as feature_nodes, so a
+ * solver can be asked to give the same w on both.
  */
 #ifndef TESTS_DUAL_FIXTURES_H
 #define TESTS_DUAL_FIXTURES_H
 
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +181,75 @@ static inline double dot_dense(const double *a, const double *b, int n)
 	for (int j = 0; j < n; j++)
 		s += a[j] * b[j];
 	return s;
+}
+
+/* The Isolation Kernel problem of a cell_fixture: L rows, T cells of PSI each, a bias. */
+enum { CELL_ROWS_L = 120, CELL_ROWS_T = 4, CELL_ROWS_PSI = 6 };
+enum { CELL_ROWS_N = CELL_ROWS_T * CELL_ROWS_PSI + 1 };
+
+enum cell_labels {
+	CELL_LABELS_SIGN,	/* +1/-1 from the centred cell sum, 10% flipped */
+	CELL_LABELS_REAL	/* uniform offset plus 0.1 times the cell sum */
+};
+
+struct cell_fixture {
+	uint16_t cells16[CELL_ROWS_L * CELL_ROWS_T];
+	uint32_t cells32[CELL_ROWS_L * CELL_ROWS_T];
+	struct feature_node nodes[CELL_ROWS_L * (CELL_ROWS_T + 2)];
+	struct feature_node *rows[CELL_ROWS_L];
+	double y[CELL_ROWS_L];
+	struct row_set sparse;	/* ROWS_SPARSE view of rows */
+	struct row_set cell;	/* ROWS_CELLS view of the same problem */
+};
+
+/*
+ * Draws the cells from seed; wide_cells stores them as cells32 instead of
+ * cells16, so both ROWS_CELLS storages get tested. The fixture must not
+ * move after this call (its row_sets point into it).
+ */
+static inline void cell_fixture_fill(struct cell_fixture *c, uint64_t seed,
+	enum cell_labels labels, bool wide_cells)
+{
+	enum { L = CELL_ROWS_L, T = CELL_ROWS_T, PSI = CELL_ROWS_PSI, N = CELL_ROWS_N };
+	const double cell_value = 0.5, bias = 1;
+	struct rng g;
+	rng_seed(&g, seed);
+	for (int i = 0; i < L; i++) {
+		struct feature_node *row = c->nodes + i * (T + 2);
+		c->rows[i] = row;
+		/* real labels take their offset before the cells are drawn */
+		double real = labels == CELL_LABELS_REAL ? rng_unit(&g) - 0.5 : 0;
+		double score = 0;
+		for (int k = 0; k < T; k++) {
+			uint32_t cell = (uint32_t)rng_below(&g, PSI);
+			c->cells16[i * T + k] = (uint16_t)cell;
+			c->cells32[i * T + k] = cell;
+			row[k].index = k * PSI + (int)cell + 1;
+			row[k].value = cell_value;
+			score += cell - (PSI - 1) / 2.0;
+			real += 0.1 * cell;
+		}
+		row[T].index = N;
+		row[T].value = bias;
+		row[T + 1].index = -1;
+		if (labels == CELL_LABELS_REAL)
+			c->y[i] = real;
+		else
+			c->y[i] = (score > 0) != (rng_unit(&g) < 0.1) ? 1 : -1;
+	}
+	c->sparse = rows_sparse(L, N, c->rows);
+	c->cell = (struct row_set){0};
+	c->cell.kind = ROWS_CELLS;
+	c->cell.l = L;
+	c->cell.n = N;
+	c->cell.t = T;
+	c->cell.psi = PSI;
+	c->cell.cell_value = cell_value;
+	if (wide_cells)
+		c->cell.cells32 = c->cells32;
+	else
+		c->cell.cells16 = c->cells16;
+	c->cell.bias = bias;
 }
 
 static char captured[1 << 16];

@@ -429,52 +429,21 @@ END_TEST
 /* Isolation Kernel rows and the same rows written out as feature_nodes. */
 START_TEST(cell_rows_match_sparse_rows)
 {
-	enum { L = 120, T = 4, PSI = 6 };
-	const double cell_value = 0.5, bias = 1;
-	const int n = T * PSI + 1;
-	uint16_t cells[L * T];
-	struct feature_node nodes[L * (T + 2)];
-	struct feature_node *rows[L];
-	double y[L];
-	struct rng g;
-	rng_seed(&g, 21);
-	for (int i = 0; i < L; i++) {
-		rows[i] = nodes + i * (T + 2);
-		double score = 0;
-		for (int k = 0; k < T; k++) {
-			cells[i * T + k] = (uint16_t)rng_below(&g, PSI);
-			rows[i][k].index = k * PSI + cells[i * T + k] + 1;
-			rows[i][k].value = cell_value;
-			score += cells[i * T + k] - (PSI - 1) / 2.0;
-		}
-		rows[i][T].index = n;
-		rows[i][T].value = bias;
-		rows[i][T + 1].index = -1;
-		y[i] = (score > 0) != (rng_unit(&g) < 0.1) ? 1 : -1;
-	}
-	struct row_set sparse = rows_sparse(L, n, rows);
-	struct row_set cell = {0};
-	cell.kind = ROWS_CELLS;
-	cell.l = L;
-	cell.n = n;
-	cell.t = T;
-	cell.psi = PSI;
-	cell.cell_value = cell_value;
-	cell.cells16 = cells;
-	cell.bias = bias;
+	struct cell_fixture c;
+	cell_fixture_fill(&c, 21, CELL_LABELS_SIGN, false);
 	for (int l1 = 0; l1 <= 1; l1++) {
-		double w_sparse[T * PSI + 1], w_cell[T * PSI + 1];
-		double a_sparse[L], a_cell[L];
+		double w_sparse[CELL_ROWS_N], w_cell[CELL_ROWS_N];
+		double a_sparse[CELL_ROWS_L], a_cell[CELL_ROWS_L];
 		struct rng g1, g2;
 		rng_seed(&g1, 3);
 		rng_seed(&g2, 3);
 		set_print_string_function(capture_append);
-		ck_assert_int_eq(solve_l2r_svc_dual_alpha(&sparse, y, 1, 2, l1, 1e-6, 1000, false,
+		ck_assert_int_eq(solve_l2r_svc_dual_alpha(&c.sparse, c.y, 1, 2, l1, 1e-6, 1000, false,
 			&g1, w_sparse, a_sparse), SOLVER_OK);
-		ck_assert_int_eq(solve_l2r_svc_dual_alpha(&cell, y, 1, 2, l1, 1e-6, 1000, false,
+		ck_assert_int_eq(solve_l2r_svc_dual_alpha(&c.cell, c.y, 1, 2, l1, 1e-6, 1000, false,
 			&g2, w_cell, a_cell), SOLVER_OK);
 		set_print_string_function(NULL);
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < CELL_ROWS_N; j++)
 			ck_assert_double_eq_tol(w_sparse[j], w_cell[j], 1e-9);
 	}
 }

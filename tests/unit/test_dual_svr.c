@@ -346,50 +346,20 @@ END_TEST
 
 START_TEST(cell_rows_match_sparse_rows)
 {
-	enum { L = 120, T = 4, PSI = 6 };
-	const double cell_value = 0.5, bias = 1;
-	const int n = T * PSI + 1;
-	uint32_t cells[L * T];
-	struct feature_node nodes[L * (T + 2)];
-	struct feature_node *rows[L];
-	double y[L];
-	struct rng g;
-	rng_seed(&g, 41);
-	for (int i = 0; i < L; i++) {
-		rows[i] = nodes + i * (T + 2);
-		y[i] = rng_unit(&g) - 0.5;
-		for (int k = 0; k < T; k++) {
-			cells[i * T + k] = (uint32_t)rng_below(&g, PSI);
-			rows[i][k].index = k * PSI + (int)cells[i * T + k] + 1;
-			rows[i][k].value = cell_value;
-			y[i] += 0.1 * cells[i * T + k];
-		}
-		rows[i][T].index = n;
-		rows[i][T].value = bias;
-		rows[i][T + 1].index = -1;
-	}
-	struct row_set sparse = rows_sparse(L, n, rows);
-	struct row_set cell = {0};
-	cell.kind = ROWS_CELLS;
-	cell.l = L;
-	cell.n = n;
-	cell.t = T;
-	cell.psi = PSI;
-	cell.cell_value = cell_value;
-	cell.cells32 = cells;
-	cell.bias = bias;
+	struct cell_fixture c;
+	cell_fixture_fill(&c, 41, CELL_LABELS_REAL, true);
 	for (int l1 = 0; l1 <= 1; l1++) {
-		double w_sparse[T * PSI + 1], w_cell[T * PSI + 1];
+		double w_sparse[CELL_ROWS_N], w_cell[CELL_ROWS_N];
 		struct rng g1, g2;
 		rng_seed(&g1, 3);
 		rng_seed(&g2, 3);
 		set_print_string_function(capture_append);
-		ck_assert_int_eq(solve_l2r_svr_dual(&sparse, y, 1, 0.1, l1, 1e-6, 100000, &g1, w_sparse),
-			SOLVER_OK);
-		ck_assert_int_eq(solve_l2r_svr_dual(&cell, y, 1, 0.1, l1, 1e-6, 100000, &g2, w_cell),
-			SOLVER_OK);
+		ck_assert_int_eq(solve_l2r_svr_dual(&c.sparse, c.y, 1, 0.1, l1, 1e-6, 100000, &g1,
+			w_sparse), SOLVER_OK);
+		ck_assert_int_eq(solve_l2r_svr_dual(&c.cell, c.y, 1, 0.1, l1, 1e-6, 100000, &g2,
+			w_cell), SOLVER_OK);
 		set_print_string_function(NULL);
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < CELL_ROWS_N; j++)
 			ck_assert_double_eq_tol(w_sparse[j], w_cell[j], 1e-8);
 	}
 }

@@ -171,6 +171,39 @@ START_TEST(forest_keeps_duplicates_together)
 }
 END_TEST
 
+START_TEST(forest_never_splits_on_a_constant_feature)
+{
+	/* Feature 2 is 7 in every row: changing it in a query must not move any cell. */
+	struct data x = random_data(200, 3, 1.0, 31);
+	for (int i = 0; i < x.n; i++)
+		x.row[i][1].value = 7;
+	struct ikmap *map = build(&x, IKMAP_IFOREST, 40, 64);
+	void *before = map_rows(map, x.row, 50, 0);
+	for (int i = 0; i < 50; i++)
+		x.row[i][1].value = i % 2 ? -1e9 : 1e9;
+	void *after = map_rows(map, x.row, 50, 0);
+	ck_assert_int_eq(memcmp(before, after, 50 * 40 * ikmap_cell_size(map)), 0);
+	free(before);
+	free(after);
+	ikmap_free(map);
+	data_free(&x);
+}
+END_TEST
+
+START_TEST(forest_has_no_dense_path)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	struct data x = random_data(30, 3, 1.0, 32);
+	struct ikmap *map = build(&x, IKMAP_IFOREST, 3, 8);
+	ck_assert_int_ne(ikmap_set_path(map, IKMAP_PATH_DENSE, err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "iForest"));
+	ck_assert_int_eq(ikmap_scaled(map), 0);
+	ck_assert_ptr_null(ikmap_scale_factors(map));
+	ikmap_free(map);
+	data_free(&x);
+}
+END_TEST
+
 START_TEST(forest_thread_count_does_not_matter)
 {
 	struct data x = random_data(400, 12, 0.7, 24);
@@ -516,6 +549,8 @@ static Suite *ikmap_suite(void)
 	tcase_add_test(forest, forest_isolates_sampled_rows);
 	tcase_add_test(forest, forest_keeps_duplicates_together);
 	tcase_add_test(forest, forest_thread_count_does_not_matter);
+	tcase_add_test(forest, forest_never_splits_on_a_constant_feature);
+	tcase_add_test(forest, forest_has_no_dense_path);
 	tcase_add_test(forest, psi_equal_to_n_uses_every_row);
 	suite_add_tcase(s, forest);
 	TCase *kernel = tcase_create("kernel");

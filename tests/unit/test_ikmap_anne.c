@@ -12,56 +12,8 @@
 #include <string.h>
 #include "unit.h"
 #include "ikmap.h"
+#include "ikmap_fixtures.h"
 #include "rng.h"
-
-struct data {
-	int n, d;
-	struct feature_node **row;
-};
-
-/* Rows with room for d nonzeros each; fill with set() then end(). */
-static struct data data_new(int n, int d)
-{
-	struct data x = { n, d, malloc((size_t)n * sizeof(struct feature_node *)) };
-	ck_assert_ptr_nonnull(x.row);
-	for (int i = 0; i < n; i++) {
-		x.row[i] = malloc(((size_t)d + 1) * sizeof(struct feature_node));
-		ck_assert_ptr_nonnull(x.row[i]);
-		x.row[i][0].index = -1;
-	}
-	return x;
-}
-
-/* Appends feature j (ascending) with value v to row i. */
-static void set(struct data *x, int i, int j, double v)
-{
-	struct feature_node *f = x->row[i];
-	while (f->index != -1)
-		f++;
-	f[0].index = j;
-	f[0].value = v;
-	f[1].index = -1;
-}
-
-static void data_free(struct data *x)
-{
-	for (int i = 0; i < x->n; i++)
-		free(x->row[i]);
-	free(x->row);
-}
-
-/* Nonzeros with probability density, values uniform in [lo, hi). */
-static struct data random_data(int n, int d, double density, double lo, double hi, uint64_t seed)
-{
-	struct data x = data_new(n, d);
-	struct rng g;
-	rng_seed(&g, seed);
-	for (int i = 0; i < n; i++)
-		for (int j = 1; j <= d; j++)
-			if (rng_unit(&g) < density)
-				set(&x, i, j, lo + (hi - lo) * rng_unit(&g));
-	return x;
-}
 
 /* The rows partitioning k drew, at out[k*psi + i] (ikmap.h's sampling). */
 static int *reference_draws(uint64_t seed, int n, int t, int psi)
@@ -283,6 +235,45 @@ START_TEST(tiny_values)
 }
 END_TEST
 
+START_TEST(huge_values_use_the_sparse_path)
+{
+	/* Norms beyond float range: no dense path, and the sparse one stays exact. */
+	struct data train = random_data(100, 5, 1.0, -1e30, 1e30, 15);
+	struct data query = random_data(50, 5, 1.0, -1e30, 1e30, 16);
+	struct ikmap *map = build(&train, 8, 16, 0, 11);
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_SPARSE);
+	ck_assert_int_ne(ikmap_set_path(map, IKMAP_PATH_DENSE, err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "dense"));
+	check_exact(map, &train, &query, 0, IKMAP_PATH_SPARSE);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(non_finite_rows_still_get_cells)
+{
+	/* A NaN or infinite value makes every distance NaN or inf: cells stay in range. */
+	struct data train = random_data(100, 4, 1.0, -1, 1, 17);
+	struct data query = random_data(2, 4, 1.0, -1, 1, 18);
+	query.row[0][1].value = NAN;
+	query.row[1][2].value = INFINITY;
+	for (int path = IKMAP_PATH_DENSE; path <= IKMAP_PATH_SPARSE; path++) {
+		struct ikmap *map = build(&train, 6, 16, 1, 11);
+		char err[IKMAP_ERR_SIZE];
+		ck_assert_int_eq(ikmap_set_path(map, (enum ikmap_path)path, err), 0);
+		void *cells = map_rows(map, &query, 1);
+		for (int k = 0; k < 2 * 6; k++)
+			ck_assert_uint_lt(ikmap_cell_at(map, cells, (size_t)k), 16);
+		free(cells);
+		ikmap_free(map);
+	}
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
 START_TEST(wide_cells)
 {
 	/* psi > 65536: cells are uint32_t. */
@@ -336,6 +327,8 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(tc, equidistant_points);
 	tcase_add_test(tc, large_norms_small_distances);
 	tcase_add_test(tc, tiny_values);
+	tcase_add_test(tc, huge_values_use_the_sparse_path);
+	tcase_add_test(tc, non_finite_rows_still_get_cells);
 	tcase_add_test(tc, wide_cells);
 	tcase_add_test(tc, thread_count_does_not_matter);
 	suite_add_tcase(s, tc);

@@ -11,56 +11,8 @@
 #include "unit.h"
 #include "linear.h"
 #include "oneclass.h"
+#include "solver_fixtures.h"
 #include "solvers.h"
-
-/* What the solver printed, for reading back its objective and counts. */
-static char printed[1 << 16];
-
-static void capture(const char *s)
-{
-	strncat(printed, s, sizeof printed - strlen(printed) - 1);
-}
-
-static void start_capture(void)
-{
-	printed[0] = '\0';
-	set_print_string_function(capture);
-}
-
-static double printed_number(const char *label)
-{
-	const char *at = strstr(printed, label);
-	ck_assert_msg(at != NULL, "no \"%s\" in output: %s", label, printed);
-	return strtod(at + strlen(label), NULL);
-}
-
-/* Rows of a dense l x n matrix (row-major), as feature_node rows. */
-struct dense_rows {
-	struct feature_node *nodes;
-	struct feature_node **x;
-};
-
-static struct row_set make_rows(struct dense_rows *d, const double *a, int l, int n)
-{
-	d->nodes = malloc((size_t)l * (size_t)(n + 1) * sizeof *d->nodes);
-	d->x = malloc((size_t)l * sizeof *d->x);
-	ck_assert(d->nodes && d->x);
-	for (int i = 0; i < l; i++) {
-		struct feature_node *f = d->nodes + (size_t)i * (size_t)(n + 1);
-		d->x[i] = f;
-		for (int j = 0; j < n; j++)
-			if (a[i * n + j] != 0)
-				*f++ = (struct feature_node){j + 1, a[i * n + j]};
-		f->index = -1;
-	}
-	return rows_sparse(l, n, d->x);
-}
-
-static void free_rows(struct dense_rows *d)
-{
-	free(d->nodes);
-	free(d->x);
-}
 
 static double half_sqnorm(const double *w, int n)
 {
