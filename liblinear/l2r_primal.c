@@ -63,6 +63,9 @@ static const int PART_MAX = 24;
  */
 static const int PART_GRAIN = 12;
 
+/* Doubles in a cache line (64 bytes on current x86-64 and ARM cores). */
+enum { CACHE_LINE_DOUBLES = 8 };
+
 /* Columns added up together when combining partial vectors (fits in L1). */
 static const size_t COMBINE_CHUNK = 1024;
 /* Columns a thread takes at a time when summing by columns. */
@@ -313,7 +316,7 @@ static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 	const double *add, double *out)
 {
 	for (int k = 1; k < o->acc_parts.count; k++) {
-		const double *acc = o->part_acc + (size_t)(k - 1) * o->n;
+		const double *acc = o->part_acc + (size_t)(k - 1) * o->part_stride;
 		for (size_t j = lo; j < hi; j++)
 			out[j] += acc[j];
 	}
@@ -339,7 +342,7 @@ static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
 	{
 		#pragma omp for schedule(dynamic, 1)
 		for (int k = 0; k < pt->count; k++) {
-			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * n;
+			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * o->part_stride;
 			memset(acc, 0, n * sizeof *acc);
 			kernel(o, part_begin(pt, k), part_begin(pt, k + 1), weight, v, acc);
 		}
@@ -542,8 +545,14 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->zs = malloc(l * sizeof *o->zs);
 	o->dloss = malloc(l * sizeof *o->dloss);
 	o->D = malloc(l * sizeof *o->D);
+	/*
+	 * Partial vectors start on cache lines of their own, so that threads
+	 * filling neighbouring parts never write the same line.
+	 */
+	o->part_stride = (n + CACHE_LINE_DOUBLES - 1) / CACHE_LINE_DOUBLES * CACHE_LINE_DOUBLES;
 	size_t extra_parts = (size_t)o->acc_parts.count - 1;
-	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
+	size_t acc_size = (extra_parts > 0 ? extra_parts : 1) * o->part_stride * sizeof *o->part_acc;
+	o->part_acc = aligned_alloc(CACHE_LINE_DOUBLES * sizeof(double), acc_size);
 	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
 	size_t room = (size_t)o->threads * (size_t)max_row_nnz;
 	o->row_index = malloc(room * sizeof *o->row_index);
