@@ -18,10 +18,9 @@
  *    into part_sum[k], and the part sums are added in part order;
  *  - X^T products (gradient, H v, diag(H)) are summed in one of two ways,
  *    chosen from the data's shape (l2r_objective_init):
- *    by row parts, when n is small next to the nonzeros: part 0 adds its
- *    rows into the output, part k > 0 into its own n-vector in part_acc,
- *    and the vectors are added in part order, by column chunks on all
- *    threads;
+ *    by row parts, when n is small next to the nonzeros: part k adds its
+ *    rows into its own n-vector in part_acc, and the vectors are added in
+ *    part order, by column chunks on all threads;
  *    by columns, when partial n-vectors would cost too much: element j is
  *    the sum over all rows in row order. One thread gets it by adding row
  *    after row into the output; several threads walk a column-major copy
@@ -29,8 +28,8 @@
  *    perform the same additions in the same order (rows with coefficient
  *    0 are skipped by both), so they agree to the bit.
  * Loops that write one value per row (X w, X s, loss derivatives,
- * line_accept) only need the split. diag(H) by rows copies each row into
- * scratch, one per thread.
+ * line_accept) only need the split. diag(H) adds weight[i] x_ij^2 through
+ * rows_axpy_squared, row by row, like the other X^T products.
  */
 
 /*
@@ -63,6 +62,9 @@ static const int PART_MAX = 24;
  */
 static const int PART_GRAIN = 12;
 
+/* A cache line (64 bytes on current x86-64 and ARM cores). */
+enum { CACHE_LINE = 64 };
+
 /* Columns added up together when combining partial vectors (fits in L1). */
 static const size_t COMBINE_CHUNK = 1024;
 /* Columns a thread takes at a time when summing by columns. */
@@ -75,6 +77,18 @@ static int threads_available(void)
 #else
 	return 1;
 #endif
+}
+
+/*
+ * count rounded up so that count elements of elem_size bytes (a divisor
+ * of CACHE_LINE) fill whole cache lines. Per-thread or per-part buffers
+ * that many elements apart, in a block aligned to a line, never share a
+ * line: threads writing them do not slow each other down.
+ */
+static size_t whole_lines(size_t count, size_t elem_size)
+{
+	size_t per_line = CACHE_LINE / elem_size;
+	return (count + per_line - 1) / per_line * per_line;
 }
 
 static int part_begin(const struct row_parts *pt, int k)
@@ -98,9 +112,9 @@ static struct row_parts row_parts_for(int l)
 }
 
 /*
- * Summing X^T products by row parts costs, per part beyond the first, n
- * doubles of memory and about 3n memory operations per product (clear,
- * then add into the output). Allowed while that stays below 1/4 of the
+ * Summing X^T products by row parts costs, per part, n doubles of memory
+ * and about 3n memory operations per product (clear, then add into the
+ * output). Allowed while that stays below 1/4 of the
  * nonzeros: then combining costs a small fraction of the row work (about
  * 3 operations a nonzero), and the partial vectors take at most an
  * eighth of the memory of the rows (16 bytes a nonzero).
@@ -175,8 +189,8 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
 /* ---- loops over rows (see the comment at the top) ---- */
 
 /*
- * Every parallel loop runs on at most o->threads threads (fixed at init,
- * so per-thread scratch has room) and only when there is more than one
+ * Every parallel loop runs on at most o->threads threads (fixed at init)
+ * and only when there is more than one
  * part; the schedule of part loops is dynamic because parts differ in cost.
  */
 
@@ -288,15 +302,32 @@ static void part_weighted_squares(const struct l2r_objective *o, int begin, int 
 typedef void part_kernel(const struct l2r_objective *o, int begin, int end,
 	const double *weight, const double *v, double *acc);
 
+/* out[j] += add[j] on the regularised columns; add may be NULL. */
+static void add_to_regularised(const struct l2r_objective *o, const double *add, double *out)
+{
+	if (!add)
+		return;
+	for (size_t j = 0; j < o->n_reg; j++)
+		out[j] += add[j];
+}
+
+/* Part k's partial vector. */
+static double *part_vector(const struct l2r_objective *o, int k)
+{
+	return o->part_acc + (size_t)k * o->part_stride;
+}
+
 /*
- * out[lo..hi) = part 0's sums (already there) + part 1's + ... in part
- * order, then + add[j] for the regularised columns when add is not NULL.
+ * out[lo..hi) = the parts' partial vectors added in part order (the first
+ * one copied, as if added to 0), then + add[j] for the regularised
+ * columns when add is not NULL.
  */
 static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 	const double *add, double *out)
 {
+	memcpy(out + lo, part_vector(o, 0) + lo, (hi - lo) * sizeof *out);
 	for (int k = 1; k < o->acc_parts.count; k++) {
-		const double *acc = o->part_acc + (size_t)(k - 1) * o->n;
+		const double *acc = part_vector(o, k);
 		for (size_t j = lo; j < hi; j++)
 			out[j] += acc[j];
 	}
@@ -308,21 +339,29 @@ static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 }
 
 /*
- * out = the kernel summed over all rows (each part of acc_parts into its
- * own partial vector, then added in part order) + add on the regularised
- * columns.
+ * out = the kernel summed over all rows + add on the regularised columns.
+ * With one group of rows the kernel adds straight into out; with several,
+ * each part adds into its own partial vector (never into out: out may
+ * share cache lines with vectors that other threads read meanwhile), and
+ * the vectors are added in part order.
  */
 static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
 	const double *weight, const double *v, const double *add, double *out)
 {
 	const struct row_parts *pt = &o->acc_parts;
 	size_t n = o->n;
+	if (pt->count == 1) {
+		memset(out, 0, n * sizeof *out);
+		kernel(o, 0, pt->l, weight, v, out);
+		add_to_regularised(o, add, out);
+		return;
+	}
 	size_t chunks = (n + COMBINE_CHUNK - 1) / COMBINE_CHUNK;
-	#pragma omp parallel num_threads(o->threads) if(o->threads > 1 && pt->count > 1)
+	#pragma omp parallel num_threads(o->threads) if(o->threads > 1)
 	{
 		#pragma omp for schedule(dynamic, 1)
 		for (int k = 0; k < pt->count; k++) {
-			double *acc = k == 0 ? out : o->part_acc + (size_t)(k - 1) * n;
+			double *acc = part_vector(o, k);
 			memset(acc, 0, n * sizeof *acc);
 			kernel(o, part_begin(pt, k), part_begin(pt, k + 1), weight, v, acc);
 		}
@@ -518,8 +557,9 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->zs = malloc(l * sizeof *o->zs);
 	o->dloss = malloc(l * sizeof *o->dloss);
 	o->D = malloc(l * sizeof *o->D);
-	size_t extra_parts = (size_t)o->acc_parts.count - 1;
-	o->part_acc = malloc((extra_parts > 0 ? extra_parts * n : 1) * sizeof *o->part_acc);
+	o->part_stride = whole_lines(n, sizeof *o->part_acc);
+	size_t vectors = o->acc_parts.count > 1 ? (size_t)o->acc_parts.count : 1;
+	o->part_acc = aligned_alloc(CACHE_LINE, vectors * o->part_stride * sizeof *o->part_acc);
 	o->part_sum = malloc((size_t)o->parts.count * sizeof *o->part_sum);
 	if (!o->z || !o->zs || !o->dloss || !o->D || !o->part_acc || !o->part_sum) {
 		l2r_objective_free(o);

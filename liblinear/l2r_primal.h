@@ -53,7 +53,8 @@ struct l2r_objective {
 	double *zs;		/* X s, s the line search direction */
 	double *dloss;		/* C[i] times d loss / d z at the current point */
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
-	double *part_acc;	/* (acc_parts.count - 1) n: parts 1.. of an X^T product */
+	double *part_acc;	/* acc_parts.count > 1: one partial X^T product per part, part_stride apart */
+	size_t part_stride;	/* n rounded up to whole cache lines */
 	double *part_sum;	/* parts.count: one part's share of a scalar sum */
 	struct columns columns;	/* by columns on several threads: X column-major; else empty */
 	double *row_coef;	/* l, with columns: each row's coefficient in H v */
