@@ -19,37 +19,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "unit.h"
+#include "scratch_dir.h"
 #include "atomic_file.h"
 #include "regular_file.h"
 
-static char dir[64];
-
-static const char *in_dir(const char *name)
-{
-	static char paths[4][128];
-	static int next;
-	char *path = paths[next++ % 4];
-	snprintf(path, 128, "%s/%s", dir, name);
-	return path;
-}
-
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_atomic_file.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir_make("test_atomic_file");
 }
 
-static void teardown(void)
-{
-	char command[128];
-	snprintf(command, sizeof command, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
-}
-
-/* How many entries dir holds. */
+/* How many entries the scratch folder holds. */
 static int entries(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(scratch_dir);
 	ck_assert_ptr_nonnull(d);
 	int n = 0;
 	for (struct dirent *e; (e = readdir(d));)
@@ -81,7 +63,7 @@ START_TEST(new_file_gets_what_fopen_gives_and_appears_only_at_commit)
 {
 	mode_t old_mask = umask(027);
 	struct atomic_file f;
-	const char *path = in_dir("out");
+	const char *path = scratch_path("out");
 	ck_assert_int_eq(atomic_file_open(&f, path, 0), 0);
 	fputs("hello\n", f.fp);
 	ck_assert_int_eq(access(path, F_OK), -1);	/* not there before commit */
@@ -98,7 +80,7 @@ END_TEST
 
 START_TEST(replacing_keeps_mode_and_abort_keeps_the_old_file)
 {
-	const char *path = in_dir("out");
+	const char *path = scratch_path("out");
 	write_text(path, "old\n");
 	ck_assert_int_eq(chmod(path, 0604), 0);
 	struct atomic_file f;
@@ -120,28 +102,28 @@ END_TEST
 
 START_TEST(directories_fifos_and_devices_are_never_replaced)
 {
-	ck_assert_int_eq(mkdir(in_dir("folder"), 0700), 0);
-	ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
-	int device = geteuid() == 0 && mknod(in_dir("null"), S_IFCHR | 0666, makedev(1, 3)) == 0;
+	ck_assert_int_eq(mkdir(scratch_path("folder"), 0700), 0);
+	ck_assert_int_eq(mkfifo(scratch_path("fifo"), 0600), 0);
+	int device = geteuid() == 0 && mknod(scratch_path("null"), S_IFCHR | 0666, makedev(1, 3)) == 0;
 	struct atomic_file f;
 	errno = 0;
-	ck_assert_int_eq(atomic_file_open(&f, in_dir("folder"), ATOMIC_FILE_WRITE_THROUGH), -1);
+	ck_assert_int_eq(atomic_file_open(&f, scratch_path("folder"), ATOMIC_FILE_WRITE_THROUGH), -1);
 	ck_assert_int_eq(errno, EISDIR);
-	ck_assert_int_eq(atomic_file_open(&f, in_dir("fifo"), 0), -1);
+	ck_assert_int_eq(atomic_file_open(&f, scratch_path("fifo"), 0), -1);
 	ck_assert_int_eq(errno, EEXIST);
 	ck_assert_ptr_nonnull(strstr(atomic_file_strerror(errno), "not a regular file"));
-	ck_assert_int_eq(atomic_file_check_target(in_dir("fifo"), 0), -1);
-	ck_assert_int_eq(atomic_file_check_target(in_dir("fifo"), ATOMIC_FILE_WRITE_THROUGH), 0);
-	ck_assert_int_eq(atomic_file_check_target(in_dir("absent"), 0), 0);
+	ck_assert_int_eq(atomic_file_check_target(scratch_path("fifo"), 0), -1);
+	ck_assert_int_eq(atomic_file_check_target(scratch_path("fifo"), ATOMIC_FILE_WRITE_THROUGH), 0);
+	ck_assert_int_eq(atomic_file_check_target(scratch_path("absent"), 0), 0);
 	if (device) {
-		ck_assert_int_eq(atomic_file_open(&f, in_dir("null"), 0), -1);
+		ck_assert_int_eq(atomic_file_open(&f, scratch_path("null"), 0), -1);
 		/* written through: the device stays a device */
-		ck_assert_int_eq(atomic_file_open(&f, in_dir("null"), ATOMIC_FILE_WRITE_THROUGH), 0);
+		ck_assert_int_eq(atomic_file_open(&f, scratch_path("null"), ATOMIC_FILE_WRITE_THROUGH), 0);
 		ck_assert_ptr_null(f.temp);
 		fputs("into the void\n", f.fp);
 		ck_assert_int_eq(atomic_file_commit(&f), 0);
 		struct stat st;
-		ck_assert_int_eq(stat(in_dir("null"), &st), 0);
+		ck_assert_int_eq(stat(scratch_path("null"), &st), 0);
 		ck_assert(S_ISCHR(st.st_mode));
 	}
 	ck_assert_int_eq(entries(), 2 + device);
@@ -163,7 +145,7 @@ static void *drain(void *path)
 
 START_TEST(write_through_fills_a_fifo)
 {
-	const char *path = in_dir("fifo");
+	const char *path = scratch_path("fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	pthread_t reader;
 	ck_assert_int_eq(pthread_create(&reader, NULL, drain, (void *)path), 0);
@@ -182,7 +164,7 @@ END_TEST
 
 START_TEST(a_target_that_became_a_fifo_is_not_renamed_over)
 {
-	const char *path = in_dir("out");
+	const char *path = scratch_path("out");
 	struct atomic_file f;
 	ck_assert_int_eq(atomic_file_open(&f, path, 0), 0);
 	fputs("data\n", f.fp);
@@ -200,8 +182,8 @@ START_TEST(the_signal_table_is_bounded_and_emptied)
 {
 	struct atomic_file f[ATOMIC_FILE_MAX_OPEN + 1];
 	for (int i = 0; i < ATOMIC_FILE_MAX_OPEN; i++)
-		ck_assert_int_eq(atomic_file_open(&f[i], in_dir("out"), 0), 0);
-	ck_assert_int_eq(atomic_file_open(&f[ATOMIC_FILE_MAX_OPEN], in_dir("out"), 0), -1);
+		ck_assert_int_eq(atomic_file_open(&f[i], scratch_path("out"), 0), 0);
+	ck_assert_int_eq(atomic_file_open(&f[ATOMIC_FILE_MAX_OPEN], scratch_path("out"), 0), -1);
 	ck_assert_int_eq(errno, EMFILE);
 	ck_assert_int_eq(entries(), ATOMIC_FILE_MAX_OPEN);
 	atomic_file_remove_temps();
@@ -235,11 +217,11 @@ static void die_while_writing(const char *path, int sig)
 
 START_TEST(the_handler_removes_temporaries_and_dies_of_the_signal)
 {
-	const char *path = in_dir("out");
+	const char *path = scratch_path("out");
 	write_text(path, "old\n");
 	die_while_writing(path, SIGTERM);
 	die_while_writing(path, SIGINT);
-	die_while_writing(in_dir("new"), SIGHUP);
+	die_while_writing(scratch_path("new"), SIGHUP);
 	ck_assert_str_eq(read_text(path), "old\n");
 	ck_assert_int_eq(entries(), 1);
 }
@@ -247,17 +229,17 @@ END_TEST
 
 START_TEST(reading_refuses_what_is_not_a_regular_file_without_blocking)
 {
-	ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
+	ck_assert_int_eq(mkfifo(scratch_path("fifo"), 0600), 0);
 	alarm(10);
 	errno = 0;
-	ck_assert_int_eq(regular_file_open_read(in_dir("fifo")), -1);
+	ck_assert_int_eq(regular_file_open_read(scratch_path("fifo")), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	alarm(0);
-	ck_assert_ptr_null(regular_file_fopen_read(dir));
-	ck_assert_ptr_null(regular_file_fopen_read(in_dir("absent")));
+	ck_assert_ptr_null(regular_file_fopen_read(scratch_dir));
+	ck_assert_ptr_null(regular_file_fopen_read(scratch_path("absent")));
 	ck_assert_int_eq(errno, ENOENT);
-	write_text(in_dir("plain"), "text\n");
-	FILE *fp = regular_file_fopen_read(in_dir("plain"));
+	write_text(scratch_path("plain"), "text\n");
+	FILE *fp = regular_file_fopen_read(scratch_path("plain"));
 	ck_assert_ptr_nonnull(fp);
 	ck_assert_int_eq(fcntl(fileno(fp), F_GETFL) & O_NONBLOCK, 0);
 	char line[16];
@@ -271,7 +253,7 @@ static Suite *atomic_file_suite(void)
 {
 	Suite *s = suite_create("atomic_file");
 	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, scratch_dir_remove);
 	tcase_add_test(tc, new_file_gets_what_fopen_gives_and_appears_only_at_commit);
 	tcase_add_test(tc, replacing_keeps_mode_and_abort_keeps_the_old_file);
 	tcase_add_test(tc, directories_fifos_and_devices_are_never_replaced);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "unit.h"
+#include "scratch_dir.h"
 #include "ikmap.h"
 #include "ikmap_fixtures.h"
 
@@ -33,15 +34,6 @@ struct file_image {
 	size_t size;
 };
 
-static char dir[64];
-
-static const char *in_dir(const char *name)
-{
-	static char path[128];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	return path;
-}
-
 static struct file_image saved_map(enum ikmap_method method, int scale)
 {
 	struct data x = random_data(40, 6, 0.6, -2, 3, 11);
@@ -49,7 +41,7 @@ static struct file_image saved_map(enum ikmap_method method, int scale)
 	char err[IKMAP_ERR_SIZE] = "";
 	struct ikmap *map = ikmap_build(x.row, x.n, x.d, &p, err);
 	ck_assert_msg(map != NULL, "%s", err);
-	const char *path = in_dir("good.ik");
+	const char *path = scratch_path("good.ik");
 	ck_assert_msg(ikmap_save(map, path, err) == 0, "%s", err);
 	ikmap_free(map);
 	data_free(&x);
@@ -137,7 +129,7 @@ static const uint64_t huge_values[] = {
 static void check_crafted_headers(enum ikmap_method method, int scale)
 {
 	struct file_image good = saved_map(method, scale);
-	const char *path = in_dir("crafted.ik");
+	const char *path = scratch_path("crafted.ik");
 	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
 		for (size_t v = 0; v < sizeof huge_values / sizeof huge_values[0]; v++) {
 			uint64_t value = huge_values[v];
@@ -165,51 +157,38 @@ static void check_crafted_headers(enum ikmap_method method, int scale)
 		}
 	free(good.bytes);
 	/* the unchanged file loads under the same limit */
-	ck_assert_int_eq(load_in_small_child(in_dir("good.ik")), 1);
-}
-
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/test_ikmap_files.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char command[128];
-	snprintf(command, sizeof command, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(command), 0);
+	ck_assert_int_eq(load_in_small_child(scratch_path("good.ik")), 1);
 }
 
 START_TEST(crafted_header_sizes_are_refused_without_allocating)
 {
-	make_dir();
+	scratch_dir_make("test_ikmap_files");
 	check_crafted_headers(IKMAP_ANNE, 0);
 	check_crafted_headers(IKMAP_ANNE, 1);
 	check_crafted_headers(IKMAP_IFOREST, 0);
-	remove_dir();
+	scratch_dir_remove();
 }
 END_TEST
 
 START_TEST(a_fifo_is_refused_at_once)
 {
-	make_dir();
-	const char *path = in_dir("fifo.ik");
+	scratch_dir_make("test_ikmap_files");
+	const char *path = scratch_path("fifo.ik");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	alarm(10);	/* the old loader's fopen waited for a writer forever */
 	char err[IKMAP_ERR_SIZE] = "";
 	ck_assert_ptr_null(ikmap_load(path, err));
 	alarm(0);
 	ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
-	remove_dir();
+	scratch_dir_remove();
 }
 END_TEST
 
-/* Names in dir, sorted, joined by spaces. */
+/* Names in the scratch folder, sorted, joined by spaces. */
 static char *listing(void)
 {
 	char command[160];
-	snprintf(command, sizeof command, "ls -A '%s' | tr '\\n' ' '", dir);
+	snprintf(command, sizeof command, "ls -A '%s' | tr '\\n' ' '", scratch_dir);
 	FILE *p = popen(command, "r");
 	ck_assert_ptr_nonnull(p);
 	static char out[512];
@@ -221,33 +200,33 @@ static char *listing(void)
 
 START_TEST(saving_never_replaces_what_is_not_a_file)
 {
-	make_dir();
+	scratch_dir_make("test_ikmap_files");
 	struct data x = random_data(40, 6, 0.6, -2, 3, 11);
 	struct ikmap_params p = { IKMAP_IFOREST, 4, 8, 7, 0, 1 };
 	char err[IKMAP_ERR_SIZE] = "";
 	struct ikmap *map = ikmap_build(x.row, x.n, x.d, &p, err);
 	ck_assert_ptr_nonnull(map);
-	ck_assert_int_eq(mkfifo(in_dir("fifo"), 0600), 0);
-	ck_assert_int_eq(mkdir(in_dir("folder"), 0700), 0);
-	int device = geteuid() == 0 && mknod(in_dir("null"), S_IFCHR | 0666, makedev(1, 3)) == 0;
-	ck_assert_int_eq(ikmap_save(map, in_dir("fifo"), err), -1);
+	ck_assert_int_eq(mkfifo(scratch_path("fifo"), 0600), 0);
+	ck_assert_int_eq(mkdir(scratch_path("folder"), 0700), 0);
+	int device = geteuid() == 0 && mknod(scratch_path("null"), S_IFCHR | 0666, makedev(1, 3)) == 0;
+	ck_assert_int_eq(ikmap_save(map, scratch_path("fifo"), err), -1);
 	ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
-	ck_assert_int_eq(ikmap_save(map, in_dir("folder"), err), -1);
+	ck_assert_int_eq(ikmap_save(map, scratch_path("folder"), err), -1);
 	if (device)
-		ck_assert_int_eq(ikmap_save(map, in_dir("null"), err), -1);
+		ck_assert_int_eq(ikmap_save(map, scratch_path("null"), err), -1);
 	struct stat st;
-	ck_assert_int_eq(stat(in_dir("fifo"), &st), 0);
+	ck_assert_int_eq(stat(scratch_path("fifo"), &st), 0);
 	ck_assert(S_ISFIFO(st.st_mode));
-	ck_assert_int_eq(stat(in_dir("folder"), &st), 0);
+	ck_assert_int_eq(stat(scratch_path("folder"), &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	if (device) {
-		ck_assert_int_eq(stat(in_dir("null"), &st), 0);
+		ck_assert_int_eq(stat(scratch_path("null"), &st), 0);
 		ck_assert(S_ISCHR(st.st_mode));
 	}
 	ck_assert_str_eq(listing(), device ? "fifo folder null " : "fifo folder ");
 	ikmap_free(map);
 	data_free(&x);
-	remove_dir();
+	scratch_dir_remove();
 }
 END_TEST
 
