@@ -71,8 +71,10 @@
  * and y share a cell.
  *
  * Files. ikmap_save writes a versioned little-endian binary file
- * atomically (temporary file + rename); ikmap_load verifies it completely
- * (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
+ * atomically (temporary file + rename, common/atomic_file.h; an existing
+ * path that is not a regular file is refused, never replaced); ikmap_load
+ * reads only a regular file (never blocking on a FIFO) and verifies it
+ * completely, sizes before any allocation (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
  * checksum, known as soon as a map is built, so a model file can name the
  * partitioning it was trained on.
  *
