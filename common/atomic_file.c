@@ -109,10 +109,18 @@ void atomic_file_install_signal_cleanup(void)
 static int classify_target(const char *path, unsigned flags, struct stat *st, int *exists)
 {
 	*exists = 0;
-	if (stat(path, st) != 0)
-		return errno == ENOENT ? 0 : -1;
+	/* /dev/stdout or /proc/self/fd/1 may lead to a regular file: the caller's
+	 * open descriptor, which must be written, not replaced by a new file. */
+	int special_tree = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+	if (stat(path, st) != 0) {
+		if (errno != ENOENT)
+			return -1;
+		if (!special_tree)
+			return 0;
+		st->st_mode = S_IFCHR;	/* a name to come in /dev or /proc: never a file of ours */
+	}
 	*exists = 1;
-	if (S_ISREG(st->st_mode))
+	if (S_ISREG(st->st_mode) && !special_tree)
 		return 0;
 	errno = S_ISDIR(st->st_mode) ? EISDIR : EEXIST;
 	if (!S_ISDIR(st->st_mode) && (flags & ATOMIC_FILE_WRITE_THROUGH))

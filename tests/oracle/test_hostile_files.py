@@ -259,7 +259,9 @@ def kill_while_writing(cmd, folder, sig, shim):
     """Runs cmd with a slow fsync, waits until a new file appears in folder
     (the temporary file being written), then sends sig."""
     before = set(names(folder))
-    env = dict(os.environ, LD_PRELOAD=str(shim), SLOW_FSYNC_S="5")
+    # verify_asan_link_order=0: a sanitizer build accepts the shim loaded before it
+    env = dict(os.environ, LD_PRELOAD=str(shim), SLOW_FSYNC_S="5",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
     p = subprocess.Popen([str(c) for c in cmd], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

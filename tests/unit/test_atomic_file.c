@@ -115,6 +115,11 @@ START_TEST(directories_fifos_and_devices_are_never_replaced)
 	ck_assert_int_eq(atomic_file_check_target(scratch_path("fifo"), 0), -1);
 	ck_assert_int_eq(atomic_file_check_target(scratch_path("fifo"), ATOMIC_FILE_WRITE_THROUGH), 0);
 	ck_assert_int_eq(atomic_file_check_target(scratch_path("absent"), 0), 0);
+	/* /dev/stdout may lead to a regular file: it is written through, never replaced */
+	ck_assert_int_eq(atomic_file_check_target("/dev/stdout", 0), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(atomic_file_check_target("/dev/stdout", ATOMIC_FILE_WRITE_THROUGH), 0);
+	ck_assert_int_eq(atomic_file_check_target("/proc/self/fd/1", 0), -1);
 	if (device) {
 		ck_assert_int_eq(atomic_file_open(&f, scratch_path("null"), 0), -1);
 		/* written through: the device stays a device */
