@@ -75,12 +75,18 @@ int ik_trailer_parse(const char *line, size_t len, struct ik_trailer *out)
 	return 0;
 }
 
+/*
+ * The scan below reads every character of the model once more after
+ * load_model; the FILE is private to ik_trailer_read, so the unlocked
+ * getc (POSIX) is safe and makes that pass cost far less than parsing.
+ */
+
 /* Skips white space; returns the first other character (consumed), or EOF. */
 static int skip_space(FILE *fp)
 {
 	int c;
 	do
-		c = getc(fp);
+		c = getc_unlocked(fp);
 	while (c != EOF && isspace(c));
 	return c;
 }
@@ -93,7 +99,7 @@ static int skip_rest_of_token(FILE *fp, int c, const char *word)
 {
 	size_t n = 0;
 	int same = word != NULL;
-	for (; c != EOF && !isspace(c); c = getc(fp), n++)
+	for (; c != EOF && !isspace(c); c = getc_unlocked(fp), n++)
 		same = same && word[n] == c;
 	return same && word[n] == '\0';
 }
@@ -144,7 +150,7 @@ static int looks_like_trailer(const char *line, size_t len)
 static size_t read_line(FILE *fp, int c, char *line)
 {
 	size_t n = 0;
-	for (; c != EOF && c != '\n'; c = getc(fp)) {
+	for (; c != EOF && c != '\n'; c = getc_unlocked(fp)) {
 		if (n == TRAILER_LINE_MAX)
 			return TRAILER_LINE_MAX + 1;
 		line[n++] = (char)c;
