@@ -154,13 +154,13 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
 
 /*
  * The largest dimension d a map may have (build and load). Loading
- * allocates about 24 bytes per feature whatever the file holds, and an
- * unscaled map's file does not store d per feature, so this cap is what
- * keeps a crafted file of a few hundred bytes from asking for gigabytes
- * (2^25 = 33554432 features: the widest LIBSVM data sets, kdd2010 at
- * 29.9M, fit; each per-feature array stays within 256 MiB).
+ * allocates arrays of d + 2 eight-byte entries whatever the file holds,
+ * and an unscaled map's file does not store d per feature, so this cap is
+ * what keeps a crafted file of a few hundred bytes from asking for
+ * gigabytes: 2^25 - 2 = 33554430 features (the widest LIBSVM data sets,
+ * kdd2010 at 29.9M, fit), so each such array is at most 256 MiB.
  */
-#define IKMAP_MAX_DIM (1 << 25)
+#define IKMAP_MAX_DIM ((1 << 25) - 2)
 
 /*
  * ikmap_save writes the file atomically (common/atomic_file.h): an
