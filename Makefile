@@ -20,6 +20,19 @@ LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
 
+# ---- common: output files written atomically, inputs that must be regular
+# files (common/*.h); compiled into liblinear.a, which every program and
+# ikmap already link. Defined before the rules that list LIB_OBJ/LIB_HDR.
+COMMON_SRC = $(wildcard common/*.c)
+COMMON_HDR = $(wildcard common/*.h)
+LIB_OBJ += $(COMMON_SRC:.c=.o)
+LIB_HDR += $(COMMON_HDR)
+ALL_CFLAGS += -Icommon
+
+common/%.o: common/%.c $(COMMON_HDR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# ---- end common ----
+
 # The GPU mapper's library (built in the GPU block at the end); named here
 # because prerequisites are expanded where a rule is read.
 GPU_LIB = cuda/libanne_gpu.a
@@ -250,3 +263,4 @@ clean:
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
 	rm -f bench/time_primal
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench
+	rm -f common/*.o
