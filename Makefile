@@ -51,14 +51,74 @@ $(LIB_SO): $(LIB_OBJ)
 tests/unit/test_%: tests/unit/test_%.c $(UNIT_HDR) $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
-# ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+# ---- BLAS: the SGEMM under the dense aNNE path (ikmap/gemm.[ch]) ----
+# BLAS=auto (default): OpenBLAS when `pkg-config --exists openblas`, else
+# any CBLAS that pkg-config knows as `cblas`, else the built-in kernel
+# (ikmap/sgemm.c), which needs nothing but the C compiler; no pkg-config
+# at all means built-in too. BLAS=openblas|cblas|builtin forces a choice.
+# Building prints one `BLAS: ...` line; ikmap/blas-flavour remembers the
+# choice so that switching it rebuilds what depends on it (as cuda/flavour).
+PKG_CONFIG ?= pkg-config
+BLAS ?= auto
+HAVE_PKG_CONFIG := $(shell command -v $(PKG_CONFIG) >/dev/null 2>&1 && echo yes)
+ifeq ($(HAVE_PKG_CONFIG),yes)
+BLAS_HAS_OPENBLAS := $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo yes)
+BLAS_HAS_CBLAS := $(shell $(PKG_CONFIG) --exists cblas 2>/dev/null && echo yes)
+endif
+ifeq ($(BLAS),auto)
+ifeq ($(BLAS_HAS_OPENBLAS),yes)
+BLAS_CHOICE := openblas
+else ifeq ($(BLAS_HAS_CBLAS),yes)
+BLAS_CHOICE := cblas
+else
+BLAS_CHOICE := builtin
+BLAS_WHY := $(if $(HAVE_PKG_CONFIG),no OpenBLAS or CBLAS found by pkg-config,no pkg-config found)
+endif
+else ifeq ($(BLAS),openblas)
+$(if $(BLAS_HAS_OPENBLAS),,$(error BLAS=openblas: pkg-config does not find openblas (apt-get install libopenblas-dev pkg-config)))
+BLAS_CHOICE := openblas
+else ifeq ($(BLAS),cblas)
+$(if $(BLAS_HAS_CBLAS),,$(error BLAS=cblas: pkg-config does not find cblas))
+BLAS_CHOICE := cblas
+else ifeq ($(BLAS),builtin)
+BLAS_CHOICE := builtin
+BLAS_WHY := BLAS=builtin
+else
+$(error BLAS=$(BLAS): use auto, openblas, cblas or builtin)
+endif
+ifeq ($(BLAS_CHOICE),openblas)
+BLAS_CFLAGS := -DIKMAP_BLAS_OPENBLAS $(shell $(PKG_CONFIG) --cflags openblas)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs openblas)
+BLAS_LINE := BLAS: OpenBLAS $(shell $(PKG_CONFIG) --modversion openblas) (pkg-config openblas)
+else ifeq ($(BLAS_CHOICE),cblas)
+BLAS_CFLAGS := -DIKMAP_BLAS_CBLAS $(shell $(PKG_CONFIG) --cflags cblas)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs cblas)
+BLAS_LINE := BLAS: CBLAS $(shell $(PKG_CONFIG) --modversion cblas) (pkg-config cblas)
+else
+BLAS_CFLAGS :=
+BLAS_LIBS :=
+BLAS_LINE := BLAS: built-in SGEMM ($(BLAS_WHY))
+endif
+
+ikmap/blas-flavour: FORCE
+	@echo '$(BLAS_LINE)'
+	@echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' | cmp -s - $@ || echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' > $@
+
+ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
+	$(CC) $(ALL_CFLAGS) $(BLAS_CFLAGS) -c -o $@ $<
+
+# acc += a * b as one FMA where the CPU has it (see ikmap/sgemm.c).
+ikmap/sgemm.o: ALL_CFLAGS += -ffp-contract=fast
+# ---- end BLAS ----
+
+# ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
 # It maps on a GPU through $(GPU_LIB) (the GPU block below), so whatever
 # links $(IKMAP_A) links $(IKMAP_LIBS) after it and depends on $(GPU_LIB).
 IKMAP_A = ikmap/libikmap.a
 IKMAP_SRC = $(wildcard ikmap/*.c)
 IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
 IKMAP_HDR = $(wildcard ikmap/*.h)
-IKMAP_LIBS = $(GPU_LIB) -lopenblas $(GPU_LDLIBS)
+IKMAP_LIBS = $(GPU_LIB) $(BLAS_LIBS) $(GPU_LDLIBS)
 
 ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR) $(GPU_HDR)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -c -o $@ $<
@@ -249,4 +309,4 @@ clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
 	rm -f bench/time_primal
-	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench ikmap/blas-flavour
