@@ -101,7 +101,7 @@ BLAS_LINE := BLAS: built-in SGEMM ($(BLAS_WHY))
 endif
 
 ikmap/blas-flavour: FORCE
-	@echo '$(BLAS_LINE)'
+	@$(if $(BLAS_SAID),:,echo '$(BLAS_LINE)')
 	@echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' | cmp -s - $@ || echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' > $@
 
 ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
@@ -133,13 +133,15 @@ IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_i
 $(IKMAP_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
-# Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
-# run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
-ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
-	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+# Mapping time against the GEMM it is built on (and OpenBLAS's DGEMM):
+# `make ikmap-bench` builds it, with OpenBLAS only; run e.g.
+# `bench/ikmap_bench 20000 54` (usage in the source).
+bench/ikmap_bench: bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	@test "$(BLAS_CHOICE)" = openblas || { echo "ikmap-bench calls OpenBLAS itself; this build has $(BLAS_CHOICE)"; exit 1; }
+	$(CC) $(ALL_CFLAGS) $(BLAS_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 .PHONY: ikmap-bench
-ikmap-bench: ikmap/bench/ikmap_bench
+ikmap-bench: bench/ikmap_bench
 
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
@@ -186,20 +188,60 @@ unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 oracle: all
-	$(PYTHON) -m pytest -q tests/oracle
+	$(ORACLE_PYTHON) -m pytest -q tests/oracle
 
-check: all unit oracle
+# ---- make check: its dependencies first (tests/check_deps.sh) ----
+# PYTHON given (command line or environment): the oracle tests run on it;
+# not given: on the project's own .venv, which check_deps.sh creates (pip)
+# when it can, or stops at once with the apt-get line for what needs root.
+ifeq ($(origin PYTHON),file)
+ORACLE_PYTHON = $(CURDIR)/.venv/bin/python
+CHECK_DEPS_ENV = PYTHON= VENV=.venv
+else
+ORACLE_PYTHON = $(PYTHON)
+CHECK_DEPS_ENV = PYTHON="$(PYTHON)"
+endif
+
+.PHONY: check-deps check-run blas-identity check-deps-test
+check-deps:
+	@$(CHECK_DEPS_ENV) PKG_CONFIG="$(PKG_CONFIG)" CC="$(CC)" sh tests/check_deps.sh
+
+# The tests run in a sub-make, so that nothing is built before the
+# dependencies are known to be there; it does not repeat the BLAS line.
+check: check-deps
+	@echo '$(BLAS_LINE)'
+	@$(MAKE) --no-print-directory BLAS_SAID=1 check-run
+
+check-run: all unit oracle blas-identity check-deps-test
+
+# check_deps.sh itself, on simulated machines that lack packages.
+check-deps-test:
+	sh tests/test_check_deps.sh "$(ORACLE_PYTHON)"
+
+# Byte-identical results with the built-in SGEMM (SKIPPED in a builtin build).
+blas-identity: all
+	CC="$(CC)" CFLAGS="$(CFLAGS)" sh tests/blas_identity.sh
+# ---- end make check ----
 
 demo: all
 	CC="$(CC)" sh tests/demo.sh
 
-bench: all bench-ik
+bench: all bench-ik bench-blas
 	$(PYTHON) bench/run.py
+
+# The built-in SGEMM against OpenBLAS: tile shapes and whole maps, both
+# builds (bench/blas_fallback.py; bench/results/blas-fallback.md).
+bench/sgemm_shapes: bench/sgemm_shapes.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: bench-blas
+bench-blas: all bench/sgemm_shapes bench/ik_mapping
+	$(PYTHON) bench/blas_fallback.py
 
 # The Isolation Kernel benchmarks (bench/results/ik-*.md); each script
 # keeps its measurements in a .json beside its table and skips those
 # already there, so delete the .json (or pass --fresh) to measure again.
-bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/ik_mapping.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 bench/lib_train: bench/lib_train.c bench/libsvm_rows.c bench/libsvm_rows.h $(LIB_HDR)
@@ -308,5 +350,5 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal
-	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench ikmap/blas-flavour
+	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour

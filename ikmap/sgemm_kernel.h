@@ -39,14 +39,20 @@ SGEMM_TARGET static void SGEMM_NAME(pack)(int rows, int kc, const float *src, si
 {
 	for (int r0 = 0; r0 < rows; r0 += width) {
 		int here = rows - r0 < width ? rows - r0 : width;
-		for (int r = 0; r < here; r++) {
-			const float *row = src + (size_t)(r0 + r) * ld;
+		const float *first = src + (size_t)r0 * ld;
+		if (here == width) {
+			/* Writes in order; the reads walk `width` rows side by side. */
 			for (int p = 0; p < kc; p++)
-				out[(size_t)p * width + r] = row[p];
+				for (int r = 0; r < width; r++)
+					out[(size_t)p * width + r] = first[(size_t)r * ld + p];
+		} else {
+			for (int p = 0; p < kc; p++) {
+				for (int r = 0; r < here; r++)
+					out[(size_t)p * width + r] = first[(size_t)r * ld + p];
+				for (int r = here; r < width; r++)
+					out[(size_t)p * width + r] = 0;
+			}
 		}
-		for (int r = here; r < width; r++)
-			for (int p = 0; p < kc; p++)
-				out[(size_t)p * width + r] = 0;
 		out += (size_t)kc * width;
 	}
 }
