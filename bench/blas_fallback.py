@@ -64,13 +64,18 @@ def cpu_flags():
 
 
 def cpu_model():
+	info = {}
 	try:
 		for line in open("/proc/cpuinfo"):
-			if line.startswith("model name"):
-				return line.split(":", 1)[1].strip()
+			key, _, value = line.partition(":")
+			info.setdefault(key.strip(), value.strip())
 	except OSError:
 		pass
-	return platform.processor() or "unknown CPU"
+	name = info.get("model name") or platform.processor() or "unknown CPU"
+	flags = cpu_flags()
+	unit = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE2"
+	return "%s (family %s, model %s; %s)" % (name, info.get("cpu family", "?"),
+		info.get("model", "?"), unit)
 
 
 def builtin_copy(work):
@@ -106,6 +111,7 @@ def write_sets(work):
 
 
 def main():
+	run(["make", "-C", str(REPO), "bench/sgemm_shapes", "bench/ik_mapping"])
 	flavour = (REPO / "ikmap" / "blas-flavour").read_text().split()[0]
 	if flavour != "openblas":
 		sys.exit("blas_fallback: this build uses %s, not OpenBLAS; nothing to compare with" % flavour)
@@ -147,6 +153,10 @@ def main():
 					for side, tool, env in sides:
 						f = fields(run([str(tool), str(path), "anne", str(T), str(PSI),
 							str(threads), "dense", "2"], env=env))
+						# Each side must be the build it claims to be.
+						if f["blas"].startswith("built-in") != (side == "builtin"):
+							sys.exit("blas_fallback: %s ran %s" % (side, f["blas"]))
+						names["map " + side] = f["blas"].replace("_", " ")
 						maps.setdefault((sname, threads, side), []).append(float(f["map_s"]))
 			print("blas_fallback: round %d of %d done" % (rnd + 1, RUNS), flush=True)
 	load_after = os.getloadavg()
@@ -169,7 +179,9 @@ def main():
 	w("Load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f. Other engineers"
 		% (load_before + load_after))
 	w("share the two cores, so single timings are noisy: every figure is the median of %d rounds," % RUNS)
-	w("each a best-of-several, with the variants interleaved inside each round.")
+	w("each a best-of-several, with the variants interleaved inside each round. When the other")
+	w("engineers keep both cores busy, 2 threads gain little over 1: read the ratios, not the")
+	w("thread speedups.")
 	w("")
 	w("## One aNNE tile: 256 x 512 x (d + 2), one thread")
 	w("")
@@ -218,6 +230,9 @@ def main():
 				o = med(maps[(sname, threads, "OpenBLAS " + vname)])
 				row += " %.3f | %.2f |" % (o, b / o)
 			w(row)
+	w("")
+	w("SGEMM in each column: %s." % "; ".join(
+		"%s: %s" % (k[4:], v) for k, v in names.items() if k.startswith("map ")))
 	w("")
 	w("The map's time includes packing the rows, the segmented argmin and the exact recheck of near")
 	w("ties, which do not depend on the BLAS; the cells are identical either way")
