@@ -41,7 +41,11 @@ SGEMM_TARGET static void SGEMM_NAME(pack)(int rows, int kc, const float *src, si
 		int here = rows - r0 < width ? rows - r0 : width;
 		const float *first = src + (size_t)r0 * ld;
 		if (here == width) {
-			/* Writes in order; the reads walk `width` rows side by side. */
+			/*
+			 * Writes in order, the reads walking `width` rows side by
+			 * side (within L1): reading each row through and scattering
+			 * the writes made packing a quarter of the 784-d map's time.
+			 */
 			for (int p = 0; p < kc; p++)
 				for (int r = 0; r < width; r++)
 					out[(size_t)p * width + r] = first[(size_t)r * ld + p];
