@@ -13,14 +13,19 @@
 #               .venv) is used, and created with python3 -m venv and pip
 #               when it is missing or incomplete (no root needed).
 #   PKG_CONFIG  (default pkg-config), CC (default cc): the tools to ask.
+#   I18NPATH    where localedef finds locale sources (default /usr/share/i18n).
 # Needs root, so only reported: the `check` unit-test framework (found by
 # pkg-config, or its header when pkg-config is absent), pkg-config, xz,
-# and for creating the venv python3 with venv (ensurepip) and its headers
-# (liblinear-official has no Linux wheels: pip compiles it, with g++).
+# for creating the venv python3 with venv (ensurepip) and its headers
+# (liblinear-official has no Linux wheels: pip compiles it, with g++),
+# and a decimal-comma locale (de_DE or fr_FR, UTF-8), which the model-file
+# tests switch to: its sources come with the `locales` package, and
+# `localedef` generates it.
 # Exit 0 when everything is there (the last line names the Python);
 # exit 1 at once otherwise, printing the one `apt-get install` line that
-# installs exactly what is missing (Debian package names), or what to do
-# about a PYTHON that lacks packages, or pip's failure.
+# installs exactly what is missing (Debian package names) and, when the
+# locale is missing, the `localedef` line; or what to do about a PYTHON
+# that lacks packages; or pip's failure.
 set -u
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 CC=${CC:-cc}
@@ -44,6 +49,17 @@ else
 	printf '#include <check.h>\n' | "$CC" -E -x c - >/dev/null 2>&1 || need check
 fi
 has xz || need xz-utils
+
+# The locales test_model_io.c accepts, as `locale -a` spells them.
+comma_locale=0
+for name in $(locale -a 2>/dev/null); do
+	case $name in
+	de_DE | de_DE.utf8 | de_DE.UTF-8 | fr_FR.utf8 | fr_FR.UTF-8) comma_locale=1 ;;
+	esac
+done
+if [ $comma_locale = 0 ] && [ ! -f "${I18NPATH:-/usr/share/i18n}/locales/de_DE" ]; then
+	need locales
+fi
 
 python=""
 make_venv=0
@@ -75,10 +91,11 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 	has g++ || need g++
 fi
 
-if [ -n "$missing" ]; then
-	echo "make check needs system packages that are missing. As root, run:" >&2
+if [ -n "$missing" ] || [ $comma_locale = 0 ]; then
+	echo "make check needs system packages or a locale that are missing. As root, run:" >&2
 	echo "" >&2
-	echo "  apt-get install -y $missing" >&2
+	[ -z "$missing" ] || echo "  apt-get install -y $missing" >&2
+	[ $comma_locale = 1 ] || echo "  localedef -i de_DE -f UTF-8 de_DE.UTF-8" >&2
 	echo "" >&2
 	echo "then run make check again (it creates its Python environment itself)." >&2
 	exit 1

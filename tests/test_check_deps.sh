@@ -39,6 +39,17 @@ script() {
 	chmod +x "$1"
 }
 
+# locale_stub DIR LOCALES...: a `locale` whose -a lists LOCALES.
+locale_stub() {
+	dir=$1
+	shift
+	mkdir -p "$dir"
+	script "$dir/locale" "printf '%s\\n' $*"
+}
+# Locale sources: one folder with de_DE (the locales package), one without.
+mkdir -p "$work/i18n/locales" "$work/no-i18n"
+: >"$work/i18n/locales/de_DE"
+
 status=0
 # expect CASE WANT_STATUS WANT_LINE ENV...: runs check_deps.sh under ENV
 # (PATH included); WANT_LINE is a fixed string the output must contain
@@ -48,7 +59,7 @@ expect() {
 	name=$1 want_status=$2 want_line=$3
 	shift 3
 	start=$(date +%s)
-	env -i HOME="$work" "$@" /bin/sh tests/check_deps.sh >"$work/out" 2>&1
+	env -i HOME="$work" I18NPATH="$work/i18n" "$@" /bin/sh tests/check_deps.sh >"$work/out" 2>&1
 	got=$?
 	took=$(($(date +%s) - start))
 	ok=1
@@ -72,6 +83,7 @@ expect() {
 
 # Everything there, the caller's Python.
 stubs "$work/full" pkg-config xz python3 g++ cc
+locale_stub "$work/full" C POSIX de_DE.utf8
 expect "complete machine, PYTHON given" 0 \
 	"check_deps: all test dependencies found; oracle tests use $good_python" \
 	PATH="$work/full" PYTHON="$good_python"
@@ -85,20 +97,32 @@ expect "complete machine, working .venv" 0 \
 
 # pkg-config present but no check, and no xz.
 stubs "$work/nocheck" python3 g++
+locale_stub "$work/nocheck" C fr_FR.utf8
 script "$work/nocheck/pkg-config" "case \" \$* \" in *' check '*) exit 1 ;; esac
 exec \"$real_pkg_config\" \"\$@\""
 expect "no check, no xz" 1 "  apt-get install -y check xz-utils" \
 	PATH="$work/nocheck" PYTHON="$good_python"
 
 # A bare machine: no pkg-config (so check's header is asked of a compiler
-# that finds none), no Python, no g++; xz there.
+# that finds none), no Python, no g++, no locales; xz there.
 stubs "$work/bare" xz
 script "$work/bare/cc" "exit 1"
-expect "bare machine, no PYTHON" 1 "  apt-get install -y pkg-config check python3-dev python3-venv g++" \
-	PATH="$work/bare" VENV="$work/none"
+locale_stub "$work/bare" C C.utf8 POSIX
+expect "bare machine, no PYTHON" 1 \
+	"  apt-get install -y pkg-config check locales python3-dev python3-venv g++" \
+	PATH="$work/bare" VENV="$work/none" I18NPATH="$work/no-i18n"
+grep -qxF "  localedef -i de_DE -f UTF-8 de_DE.UTF-8" "$work/out" \
+	|| { echo "FAIL: bare machine: no localedef line"; status=1; }
+
+# Only the locale missing (its sources there): the localedef line alone.
+stubs "$work/nolocale" pkg-config xz
+locale_stub "$work/nolocale" C POSIX
+expect "no decimal-comma locale" 1 "  localedef -i de_DE -f UTF-8 de_DE.UTF-8" \
+	PATH="$work/nolocale" PYTHON="$good_python"
 
 # python3 without venv/ensurepip and without its headers.
 stubs "$work/nopydev" pkg-config xz g++
+locale_stub "$work/nopydev" C de_DE
 script "$work/nopydev/python3" "case \"\$*\" in *ensurepip*|*Python.h*) exit 1 ;; esac
 exec \"$real_python3\" \"\$@\""
 expect "python3 without venv and headers" 1 "  apt-get install -y python3-venv python3-dev" \
