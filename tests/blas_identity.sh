@@ -79,7 +79,7 @@ check() {
 		test $side = builtin && bin=$work/src
 		rm -rf "${work:?}/$side"
 		mkdir "$work/$side"
-		# shellcheck disable=SC2086 # opts is a list of options
+		# shellcheck disable=SC2086,SC2015 # opts is a list of options; the echo runs on any failure
 		(cd "$work/$side" && "$bin/train" -q -k anne -d cpu $opts ../train m) \
 			&& "$bin/ikmap/ikmap" -d cpu "$work/$side/m.ik" <"$work/test" >"$work/$side/mapped" \
 			&& "$bin/predict" -d cpu "$work/test" "$work/$side/m" "$work/$side/out" >/dev/null \

@@ -103,6 +103,7 @@ fi
 
 if [ $make_venv = 1 ]; then
 	echo "check_deps: creating the Python environment $VENV (pip install $PIP_PACKAGES)"
+	# shellcheck disable=SC2086 # PIP_PACKAGES is a list of requirements
 	if ! python3 -m venv "$VENV" \
 		|| ! "$VENV/bin/python" -m pip install --disable-pip-version-check -q $PIP_PACKAGES \
 		|| ! "$VENV/bin/python" -c "$IMPORTS"; then
