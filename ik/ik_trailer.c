@@ -93,14 +93,24 @@ static int skip_space(FILE *fp)
 
 /*
  * Skips one token whose first character c was already read; when word is
- * not NULL, returns whether the token equals it.
+ * not NULL, returns whether the token equals it as a C string, the way
+ * load_model compares the keywords it reads (strcmp): a NUL byte ends the
+ * comparison, so the token "w\0x" is "w" to both.
  */
 static int skip_rest_of_token(FILE *fp, int c, const char *word)
 {
 	size_t n = 0;
-	int same = word != NULL;
-	for (; c != EOF && !isspace(c); c = getc_unlocked(fp), n++)
-		same = same && word[n] == c;
+	int same = word != NULL, ended = 0;
+	for (; c != EOF && !isspace(c); c = getc_unlocked(fp)) {
+		if (!same || ended)
+			continue;
+		if (c == '\0')
+			ended = 1;
+		else if (word[n] != '\0' && word[n] == c)
+			n++;
+		else
+			same = 0;
+	}
 	return same && word[n] == '\0';
 }
 

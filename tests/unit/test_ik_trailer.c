@@ -124,6 +124,41 @@ START_TEST(finds_the_trailer_after_the_weights)
 }
 END_TEST
 
+/* A file of len bytes (NUL bytes inside), read as a model with nr_weights weights. */
+static int read_bytes(const char *bytes, size_t len, uint64_t nr_weights, struct ik_trailer *t)
+{
+	const char *path = file_with(bytes, len);
+	int rc = ik_trailer_read(path, nr_weights, t);
+	unlink(path);
+	return rc;
+}
+
+/*
+ * Found by fuzzing (tests/fuzz/found/fuzz_predict_ik/model-w-nul-trailer-scan):
+ * a NUL byte inside the "w" keyword made the scan compare past the end of
+ * "w". load_model reads "w\0x" as "w" (a C string), so the scan must too;
+ * tokens that only start like "w" ("wx", "ww") are not it.
+ */
+START_TEST(a_nul_byte_ends_the_keyword_as_in_load_model)
+{
+	struct ik_trailer t;
+	static const char with_nul[] = "nr_feature 1\nw\0x\n0.5\n" LINE "\n";
+	ck_assert_int_eq(read_bytes(with_nul, sizeof with_nul - 1, 1, &t), 1);
+	ck_assert_str_eq(t.name, "m.model.ik");
+	ik_trailer_free(&t);
+	static const char nul_only[] = "nr_feature 1\nw\0\n0.5\n" LINE "\n";
+	ck_assert_int_eq(read_bytes(nul_only, sizeof nul_only - 1, 1, &t), 1);
+	ik_trailer_free(&t);
+	/* "wx" and "\0" are not the keyword: the real "w" comes later */
+	static const char not_w[] = "wx \0 ww\nw\n0.5\n" LINE "\n";
+	ck_assert_int_eq(read_bytes(not_w, sizeof not_w - 1, 1, &t), 1);
+	ik_trailer_free(&t);
+	/* the weight token after "w\0" is skipped whole: the trailer is not mistaken */
+	static const char weight_nul[] = "w\0\n0.5\0" "ik_partitioning\n";
+	ck_assert_int_eq(read_bytes(weight_nul, sizeof weight_nul - 1, 1, &t), 0);
+}
+END_TEST
+
 START_TEST(plain_models_have_none)
 {
 	struct ik_trailer t = { 0, NULL };
@@ -275,6 +310,7 @@ static Suite *ik_trailer_suite(void)
 	tcase_add_test(tc, rejects_malformed_lines);
 	tcase_add_test(tc, refuses_to_write_line_breaks);
 	tcase_add_test(tc, finds_the_trailer_after_the_weights);
+	tcase_add_test(tc, a_nul_byte_ends_the_keyword_as_in_load_model);
 	tcase_add_test(tc, plain_models_have_none);
 	tcase_add_test(tc, a_malformed_last_trailer_is_an_error);
 	tcase_add_test(tc, long_lines_across_read_chunks);
