@@ -110,8 +110,10 @@ static int classify_target(const char *path, unsigned flags, struct stat *st, in
 {
 	*exists = 0;
 	/* /dev/stdout or /proc/self/fd/1 may lead to a regular file: the caller's
-	 * open descriptor, which must be written, not replaced by a new file. */
-	int special_tree = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+	 * open descriptor, which must be written, not replaced by a new file.
+	 * /dev/shm/ is the exception: a tmpfs of ordinary files. */
+	int special_tree = (strncmp(path, "/dev/", 5) == 0 && strncmp(path, "/dev/shm/", 9) != 0)
+		|| strncmp(path, "/proc/", 6) == 0;
 	if (stat(path, st) != 0) {
 		if (errno != ENOENT)
 			return -1;

@@ -19,9 +19,10 @@
  *    LIBLINEAR writes every file (opening a FIFO waits for a reader);
  *    without the flag it is refused with errno EEXIST. Such a path is
  *    never renamed over and never deleted.
- *    Every path under /dev/ or /proc/ counts as such a path, whatever
- *    it leads to: /dev/stdout redirected to a file is written through
- *    its descriptor, never replaced by a new file.
+ *    Every path under /dev/ (but /dev/shm/, a tmpfs of ordinary files)
+ *    or /proc/ counts as such a path, whatever it leads to: /dev/stdout
+ *    redirected to a file is written through its descriptor, never
+ *    replaced by a new file.
  *  - a directory is refused with errno EISDIR.
  * When open fails, nothing has been created. atomic_file_abort closes
  * and removes the temporary file (a write-through path is just closed).

@@ -183,6 +183,30 @@ START_TEST(a_target_that_became_a_fifo_is_not_renamed_over)
 }
 END_TEST
 
+/* /dev/shm is a tmpfs of ordinary files: written atomically like any folder, not refused. */
+START_TEST(dev_shm_holds_ordinary_files)
+{
+	char dir[] = "/dev/shm/test_atomic_file.XXXXXX";
+	ck_assert_msg(mkdtemp(dir) != NULL, "/dev/shm is needed by this test (Linux): %s",
+		strerror(errno));
+	char path[sizeof dir + 8];
+	snprintf(path, sizeof path, "%s/out", dir);
+	struct atomic_file f;
+	ck_assert_int_eq(atomic_file_check_target(path, 0), 0);
+	ck_assert_int_eq(atomic_file_open(&f, path, 0), 0);
+	ck_assert_ptr_nonnull(f.temp);
+	fputs("new", f.fp);
+	ck_assert_int_eq(atomic_file_commit(&f), 0);
+	ck_assert_str_eq(read_text(path), "new");
+	ck_assert_int_eq(atomic_file_open(&f, path, 0), 0);	/* an existing file: replaced */
+	fputs("newer", f.fp);
+	ck_assert_int_eq(atomic_file_commit(&f), 0);
+	ck_assert_str_eq(read_text(path), "newer");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(the_signal_table_is_bounded_and_emptied)
 {
 	struct atomic_file f[ATOMIC_FILE_MAX_OPEN + 1];
@@ -264,6 +288,7 @@ static Suite *atomic_file_suite(void)
 	tcase_add_test(tc, directories_fifos_and_devices_are_never_replaced);
 	tcase_add_test(tc, write_through_fills_a_fifo);
 	tcase_add_test(tc, a_target_that_became_a_fifo_is_not_renamed_over);
+	tcase_add_test(tc, dev_shm_holds_ordinary_files);
 	tcase_add_test(tc, the_signal_table_is_bounded_and_emptied);
 	tcase_add_test(tc, the_handler_removes_temporaries_and_dies_of_the_signal);
 	tcase_add_test(tc, reading_refuses_what_is_not_a_regular_file_without_blocking);
