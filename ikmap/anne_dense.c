@@ -179,7 +179,7 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 			f++;
 		double v = -mean[j];
 		if (f->index == j)
-			v = f->value * map->factor[j] - mean[j];
+			v = f->value * ikmap_factor(map, j) - mean[j];
 		sq += v * v;
 		out[j - 1] = (float)v;
 	}

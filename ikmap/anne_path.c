@@ -40,6 +40,10 @@ static int scale_samples(struct ikmap *map)
 {
 	int u = map->nsamples;
 	int64_t nnz = map->sample_start[u];
+	map->span = 0;
+	for (int64_t e = 0; e < nnz; e++)
+		if (map->sample_index[e] > map->span)
+			map->span = map->sample_index[e];
 	map->sample_scaled = malloc(((size_t)nnz + 1) * sizeof(double));
 	map->sample_sqnorm = malloc((size_t)u * sizeof(double));
 	map->part_maxnorm = malloc((size_t)map->t * sizeof(double));
@@ -48,7 +52,7 @@ static int scale_samples(struct ikmap *map)
 	for (int s = 0; s < u; s++) {
 		double sq = 0;
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
-			double v = map->sample_value[e] * map->factor[map->sample_index[e]];
+			double v = map->sample_value[e] * ikmap_factor(map, map->sample_index[e]);
 			map->sample_scaled[e] = v;
 			sq += v * v;
 		}
@@ -78,10 +82,10 @@ static int dense_possible(const struct ikmap *map)
 	return 1;
 }
 
-/* Number of sampled rows with each feature, at count[j]. */
+/* Number of sampled rows with each feature, at count[j] (j <= span). */
 static int64_t *feature_counts(const struct ikmap *map)
 {
-	int64_t *count = calloc((size_t)map->dim + 2, sizeof(int64_t));
+	int64_t *count = calloc((size_t)map->span + 2, sizeof(int64_t));
 	if (!count)
 		return NULL;
 	int64_t nnz = map->sample_start[map->nsamples];
@@ -128,7 +132,7 @@ static int build_postings(struct ikmap *map)
 	if (!count)
 		return -1;
 	int64_t nnz = map->sample_start[map->nsamples];
-	map->post_start = malloc(((size_t)map->dim + 2) * sizeof(int64_t));
+	map->post_start = malloc(((size_t)map->span + 2) * sizeof(int64_t));
 	map->post_sample = malloc(((size_t)nnz + 1) * sizeof(int));
 	map->post_value = malloc(((size_t)nnz + 1) * sizeof(double));
 	if (!map->post_start || !map->post_sample || !map->post_value) {
@@ -137,9 +141,9 @@ static int build_postings(struct ikmap *map)
 		return -1;
 	}
 	int64_t at = 0;
-	for (int j = 0; j <= map->dim + 1; j++) {
+	for (int j = 0; j <= map->span + 1; j++) {
 		map->post_start[j] = at;
-		at += j <= map->dim ? count[j] : 0;
+		at += j <= map->span ? count[j] : 0;
 		count[j] = map->post_start[j];	/* now the next free slot of j */
 	}
 	for (int s = 0; s < map->nsamples; s++)

@@ -31,8 +31,10 @@ static double accumulate(const struct ikmap *map, const struct feature_node *x, 
 		int j = f->index;
 		if (j < 1 || j > map->dim)
 			continue;
-		double v = f->value * map->factor[j];
+		double v = f->value * ikmap_factor(map, j);
 		sq += v * v;
+		if (j > map->span)
+			continue;	/* in no sample: no postings (its v^2 counts all the same) */
 		int64_t begin = map->post_start[j], end = map->post_start[j + 1];
 		for (int64_t p = begin; p < end; p++)
 			dot[map->post_sample[p]] += v * map->post_value[p];
@@ -49,7 +51,7 @@ static void clear(const struct ikmap *map, const struct feature_node *x, double 
 		return;
 	}
 	for (const struct feature_node *f = x; f->index != -1; f++)
-		if (f->index >= 1 && f->index <= map->dim)
+		if (f->index >= 1 && f->index <= map->span)
 			for (int64_t p = map->post_start[f->index]; p < map->post_start[f->index + 1]; p++)
 				dot[map->post_sample[p]] = 0;
 }

@@ -321,13 +321,17 @@ int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 int ikmap_forest_prepare(struct ikmap *map, char *err)
 {
 	int64_t total = map->tree_start[map->t];
-	map->feature_slot = malloc(((size_t)map->dim + 1) * sizeof(int));
+	map->span = 0;
+	for (int64_t i = 0; i < total; i++)
+		if (map->node_feature[i] > map->span)
+			map->span = map->node_feature[i];
+	map->feature_slot = malloc(((size_t)map->span + 1) * sizeof(int));
 	map->node_slot = malloc(((size_t)total + 1) * sizeof(int));
 	if (!map->feature_slot || !map->node_slot) {
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
-	for (int j = 0; j <= map->dim; j++)
+	for (int j = 0; j <= map->span; j++)
 		map->feature_slot[j] = -1;
 	map->nslots = 0;
 	for (int64_t i = 0; i < total; i++) {
@@ -346,7 +350,7 @@ int ikmap_forest_prepare(struct ikmap *map, char *err)
 /* Whether some tree splits on feature j (any int j). */
 static int split_feature(const struct ikmap *map, int j)
 {
-	return j >= 1 && j <= map->dim && map->feature_slot[j] >= 0;
+	return j >= 1 && j <= map->span && map->feature_slot[j] >= 0;
 }
 
 /* The leaf x reaches in tree k; value[] holds x on the split features. */

@@ -65,6 +65,11 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "%d features: a map can have at most %d", d, IKMAP_MAX_DIM);
 		return -1;
 	}
+	if (p->scale && p->method == IKMAP_ANNE && d > IKMAP_MAX_SCALED_DIM) {
+		ikmap_error(err, "%d features: a scaled map stores a factor per feature and can have"
+			" at most %d; map wider data unscaled", d, IKMAP_MAX_SCALED_DIM);
+		return -1;
+	}
 	if (p->psi > n) {
 		ikmap_error(err, "psi (%d) exceeds the number of training rows (%d)", p->psi, n);
 		return -1;
@@ -102,9 +107,14 @@ static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
 	return 0;
 }
 
-/* factor[j] = 1 / max |x_j| (1 where the feature is always 0 or unscaled). */
+/*
+ * Scaled: factor[j] = 1 / max |x_j| (1 where the feature is always 0).
+ * Unscaled: no array (ikmap_factor is 1), so a wide d costs nothing.
+ */
 static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
 {
+	if (!map->scaled)
+		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
 	if (!map->factor) {
 		ikmap_error(err, "out of memory");
@@ -112,8 +122,7 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 	}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = 0;
-	if (map->scaled)
-		for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
 				map->factor[f->index] = fmax(map->factor[f->index], fabs(f->value));
 	for (int j = 0; j <= map->dim; j++)

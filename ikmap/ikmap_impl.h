@@ -24,7 +24,8 @@ struct ikmap {
 	int dim;
 	uint64_t seed;
 	int scaled;
-	double *factor;		/* [dim+1]: feature j is multiplied by factor[j]; all 1 when !scaled */
+	double *factor;		/* scaled: [dim+1], feature j is multiplied by factor[j]; else NULL
+				 * (factor 1: see ikmap_factor) */
 
 	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
 	int nsamples;
@@ -41,6 +42,16 @@ struct ikmap {
 
 	uint64_t checksum;	/* FNV-1a of the stored part as ikmap_save writes it */
 
+	/*
+	 * derived: the largest feature index the stored part uses (aNNE: in
+	 * a sample; iForest: in a split), 0 when none. Every per-feature
+	 * array but the scaled factors (which the file stores, d of them)
+	 * and the dense path's (d <= 2^20) has span + 1 or + 2 entries, so
+	 * its size is bounded by what the file holds, never by the claimed
+	 * d: a row's features above span meet no centre and no split.
+	 */
+	int span;
+
 	/* derived, aNNE */
 	double *sample_scaled;	/* sample_value * factor */
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
@@ -52,7 +63,7 @@ struct ikmap {
 	int dense_ld;		/* dim + 2 */
 	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
 	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
-	int64_t *post_start;	/* [dim+2] */
+	int64_t *post_start;	/* [span+2] */
 	int *post_sample;
 	double *post_value;	/* scaled */
 
@@ -61,7 +72,7 @@ struct ikmap {
 
 	/* derived, iForest: split features renumbered 0..nslots-1 */
 	int nslots;
-	int *feature_slot;	/* [dim+1]: slot of feature j, or -1 when no tree splits on it */
+	int *feature_slot;	/* [span+1]: slot of feature j, or -1 when no tree splits on it */
 	int *node_slot;		/* slot of node_feature (inner nodes) */
 };
 
@@ -80,6 +91,12 @@ int ikmap_prepare(struct ikmap *map, char *err);
 
 /* OpenMP thread count for a caller's request (<= 0: default). */
 int ikmap_threads(int requested);
+
+/* The factor of feature j (1 <= j <= dim): 1 for an unscaled map, which stores none. */
+static inline double ikmap_factor(const struct ikmap *map, int j)
+{
+	return map->scaled ? map->factor[j] : 1.0;
+}
 
 /* Stores cell v of element at (uint16_t or uint32_t by psi). */
 static inline void ikmap_put_cell(const struct ikmap *map, void *cells, size_t at, uint32_t v)

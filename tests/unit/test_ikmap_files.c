@@ -147,9 +147,12 @@ static void check_crafted_headers(enum ikmap_method method, int scale)
 			free(bad.bytes);
 			int rc = load_in_small_child(path);
 			/* An iForest tree may have fewer leaves than psi: a larger psi is
-			 * consistent (and costs nothing); every other change is refused. */
-			int consistent = method == IKMAP_IFOREST && fields[f].at == AT_PSI
-				&& value <= 0x7fffffffULL / 4;
+			 * consistent (and costs nothing); so is any d up to IKMAP_MAX_DIM
+			 * for a map that stores no factors (it only bounds the indices,
+			 * and must cost nothing either); every other change is refused. */
+			int consistent = (method == IKMAP_IFOREST && fields[f].at == AT_PSI
+				&& value <= 0x7fffffffULL / 4)
+				|| (!scale && fields[f].at == AT_DIM && value <= IKMAP_MAX_DIM);
 			ck_assert_msg(rc == 0 || (rc == 1 && consistent), "%s (%s, scale %d) = %#llx: %s", fields[f].name,
 				ikmap_method_name(method), scale, (unsigned long long)value,
 				rc == 1 ? "loaded" : rc == 2 ? "the loader tried to allocate for it"
@@ -236,8 +239,187 @@ START_TEST(build_refuses_more_features_than_a_file_may_claim)
 	struct ikmap_params p = { IKMAP_ANNE, 2, 4, 7, 0, 1 };
 	char err[IKMAP_ERR_SIZE] = "";
 	ck_assert_ptr_null(ikmap_build(x.row, x.n, IKMAP_MAX_DIM + 1, &p, err));
+	ck_assert_msg(strstr(err, "at most 2147483646") != NULL, "%s", err);
+	/* a scaled map stores d factors: it keeps the old cap */
+	p.scale = 1;
+	ck_assert_ptr_null(ikmap_build(x.row, x.n, IKMAP_MAX_SCALED_DIM + 1, &p, err));
 	ck_assert_msg(strstr(err, "at most 33554430") != NULL, "%s", err);
 	data_free(&x);
+}
+END_TEST
+
+/*
+ * Rows with indices up to 6 (as saved_map's) and a few far above: the
+ * part below 7 must map as in the narrow map; the far features meet no
+ * centre and no split.
+ */
+static struct data probe_rows(void)
+{
+	return random_data(30, 6, 0.6, -2, 3, 29);
+}
+
+/* Cells of x under map, each row given an extra feature at index far (0: none); 0 or -1. */
+static int map_rows(const struct ikmap *map, const struct data *x, int far, void *cells)
+{
+	for (int i = 0; i < x->n; i++) {
+		struct feature_node row[8];
+		int k = 0;
+		for (const struct feature_node *f = x->row[i]; f->index != -1; f++)
+			row[k++] = *f;
+		if (far > 0)
+			row[k++] = (struct feature_node){ far, 1.5 };
+		row[k].index = -1;
+		struct feature_node *one[1] = { row };
+		if (ikmap_map(map, one, 1, (char *)cells + (size_t)i * ikmap_t(map)
+				* ikmap_cell_size(map), 1, NULL) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * In a child with HEADROOM more address space: loads path, checks its d,
+ * and compares the cells of the probe rows with the narrow map's; the
+ * rows are then mapped with a feature at d and one just above the
+ * largest stored index (no comparison: the narrow map ignores them, the
+ * wide one adds them to every distance alike). Exit status:
+ * 0 as expected, 1 wrong cells or d, 2 refused (err "out of memory" or
+ * not), 3 no limit.
+ */
+static int load_and_map_in_small_child(const char *path, uint32_t dim, const void *expected,
+	size_t bytes)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit lim = { address_space_bytes() + HEADROOM, RLIM_INFINITY };
+		lim.rlim_max = lim.rlim_cur;
+		if (setrlimit(RLIMIT_AS, &lim) != 0)
+			_exit(3);
+		char err[IKMAP_ERR_SIZE] = "";
+		struct ikmap *map = ikmap_load(path, err);
+		if (map == NULL)
+			_exit(2);
+		struct data x = probe_rows();
+		unsigned char *cells = malloc(bytes);
+		if (!cells)
+			_exit(2);
+		if (map_rows(map, &x, 0, cells))
+			_exit(2);
+		int same = memcmp(cells, expected, bytes) == 0 && (uint32_t)ikmap_dim(map) == dim;
+		if (map_rows(map, &x, (int)dim, cells) || map_rows(map, &x, 7, cells))
+			_exit(2);
+		_exit(same ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "the child was killed by signal %d", WTERMSIG(status));
+	return WEXITSTATUS(status);
+}
+
+static void check_wide_unscaled_file(enum ikmap_method method)
+{
+	struct file_image good = saved_map(method, 0);
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *narrow = ikmap_load(scratch_path("good.ik"), err);
+	ck_assert_msg(narrow != NULL, "%s", err);
+	struct data x = probe_rows();
+	size_t bytes = (size_t)x.n * (size_t)ikmap_t(narrow) * ikmap_cell_size(narrow);
+	unsigned char *expected = malloc(bytes);
+	ck_assert_ptr_nonnull(expected);
+	ck_assert_int_eq(map_rows(narrow, &x, 0, expected), 0);
+	/* the fuzzer's findings (2^25 - 2, 218M) and the largest d there is */
+	const uint32_t dims[] = { (1u << 25) - 2, 218000000u, (uint32_t)IKMAP_MAX_DIM };
+	const char *path = scratch_path("wide.ik");
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+		put_le(good.bytes + AT_DIM, dims[i], 4);
+		reseal(&good);
+		FILE *fp = fopen(path, "wb");
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_uint_eq(fwrite(good.bytes, 1, good.size, fp), good.size);
+		ck_assert_int_eq(fclose(fp), 0);
+		int rc = load_and_map_in_small_child(path, dims[i], expected, bytes);
+		ck_assert_msg(rc == 0, "%s d = %u: %s", ikmap_method_name(method), dims[i],
+			rc == 1 ? "other cells or d" : rc == 2 ? "not loaded or not mapped in 192 MiB"
+			: "the child could not limit itself");
+	}
+	/* one past the largest is refused with a message */
+	put_le(good.bytes + AT_DIM, (uint32_t)IKMAP_MAX_DIM + 1, 4);
+	reseal(&good);
+	FILE *fp = fopen(path, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(good.bytes, 1, good.size, fp), good.size);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_int_eq(load_in_small_child(path), 0);
+	free(expected);
+	data_free(&x);
+	ikmap_free(narrow);
+	free(good.bytes);
+}
+
+START_TEST(unscaled_files_claiming_a_huge_d_load_and_map_in_little_memory)
+{
+	scratch_dir_make("test_ikmap_files");
+	check_wide_unscaled_file(IKMAP_ANNE);
+	check_wide_unscaled_file(IKMAP_IFOREST);
+	scratch_dir_remove();
+}
+END_TEST
+
+/* Builds with d = IKMAP_MAX_DIM in a child of little memory; 0 when its cells match. */
+static int build_wide_in_small_child(enum ikmap_method method, const void *expected, size_t bytes)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit lim = { address_space_bytes() + HEADROOM, RLIM_INFINITY };
+		lim.rlim_max = lim.rlim_cur;
+		if (setrlimit(RLIMIT_AS, &lim) != 0)
+			_exit(3);
+		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
+		struct ikmap_params p = { method, 4, 8, 7, 0, 1 };
+		char err[IKMAP_ERR_SIZE] = "";
+		struct ikmap *map = ikmap_build(x.row, x.n, IKMAP_MAX_DIM, &p, err);
+		if (map == NULL)
+			_exit(2);
+		struct data probe = probe_rows();
+		unsigned char *cells = malloc(bytes);
+		if (!cells)
+			_exit(2);
+		if (map_rows(map, &probe, 0, cells))
+			_exit(2);
+		_exit(memcmp(cells, expected, bytes) == 0 ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "the child was killed by signal %d", WTERMSIG(status));
+	return WEXITSTATUS(status);
+}
+
+START_TEST(an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature)
+{
+	const enum ikmap_method methods[] = { IKMAP_ANNE, IKMAP_IFOREST };
+	for (int m = 0; m < 2; m++) {
+		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
+		struct ikmap_params p = { methods[m], 4, 8, 7, 0, 1 };
+		char err[IKMAP_ERR_SIZE] = "";
+		struct ikmap *narrow = ikmap_build(x.row, x.n, x.d, &p, err);
+		ck_assert_msg(narrow != NULL, "%s", err);
+		struct data probe = probe_rows();
+		size_t bytes = (size_t)probe.n * (size_t)ikmap_t(narrow) * ikmap_cell_size(narrow);
+		unsigned char *expected = malloc(bytes);
+		ck_assert_ptr_nonnull(expected);
+		ck_assert_int_eq(map_rows(narrow, &probe, 0, expected), 0);
+		int rc = build_wide_in_small_child(methods[m], expected, bytes);
+		ck_assert_msg(rc == 0, "%s: %s", ikmap_method_name(methods[m]),
+			rc == 1 ? "other cells" : rc == 2 ? "not built in 192 MiB" : "no limit");
+		free(expected);
+		data_free(&probe);
+		data_free(&x);
+		ikmap_free(narrow);
+	}
 }
 END_TEST
 
@@ -250,6 +432,8 @@ static Suite *ikmap_files_suite(void)
 	tcase_add_test(tc, a_fifo_is_refused_at_once);
 	tcase_add_test(tc, saving_never_replaces_what_is_not_a_file);
 	tcase_add_test(tc, build_refuses_more_features_than_a_file_may_claim);
+	tcase_add_test(tc, unscaled_files_claiming_a_huge_d_load_and_map_in_little_memory);
+	tcase_add_test(tc, an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature);
 	suite_add_tcase(s, tc);
 	return s;
 }
