@@ -367,8 +367,29 @@ START_TEST(unscaled_files_claiming_a_huge_d_load_and_map_in_little_memory)
 }
 END_TEST
 
-/* Builds with d = IKMAP_MAX_DIM in a child of little memory; 0 when its cells match. */
-static int build_wide_in_small_child(enum ikmap_method method, const void *expected, size_t bytes)
+/* Rows of x, every third one given an extra feature at index far, in store (8 nodes a row). */
+static void with_far_feature(const struct data *x, int far, struct feature_node *store,
+	struct feature_node **rows)
+{
+	for (int i = 0; i < x->n; i++) {
+		struct feature_node *row = rows[i] = store + (size_t)i * 8;
+		int k = 0;
+		for (const struct feature_node *f = x->row[i]; f->index != -1; f++)
+			row[k++] = *f;
+		if (i % 3 == 0)
+			row[k++] = (struct feature_node){ far, 0.5 + i * 0.1 };
+		row[k].index = -1;
+	}
+}
+
+/*
+ * Builds with d = IKMAP_MAX_DIM in a child of little memory, from rows
+ * that use feature far too, saves, loads and maps the probe rows (each
+ * with feature far); 0 when both maps' cells are expected, 1 when not,
+ * 2 when something failed (out of memory), 3 no limit.
+ */
+static int build_wide_in_small_child(enum ikmap_method method, int far, const void *expected,
+	size_t bytes)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -379,18 +400,21 @@ static int build_wide_in_small_child(enum ikmap_method method, const void *expec
 		if (setrlimit(RLIMIT_AS, &lim) != 0)
 			_exit(3);
 		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
+		struct feature_node store[40 * 8], *rows[40];
+		with_far_feature(&x, far, store, rows);
 		struct ikmap_params p = { method, 4, 8, 7, 0, 1 };
 		char err[IKMAP_ERR_SIZE] = "";
-		struct ikmap *map = ikmap_build(x.row, x.n, IKMAP_MAX_DIM, &p, err);
-		if (map == NULL)
+		struct ikmap *map = ikmap_build(rows, x.n, IKMAP_MAX_DIM, &p, err);
+		if (map == NULL || ikmap_save(map, scratch_path("built-wide.ik"), err))
 			_exit(2);
+		struct ikmap *back = ikmap_load(scratch_path("built-wide.ik"), err);
 		struct data probe = probe_rows();
-		unsigned char *cells = malloc(bytes);
-		if (!cells)
+		unsigned char *cells = malloc(bytes), *again = malloc(bytes);
+		if (!back || !cells || !again || map_rows(map, &probe, far, cells)
+				|| map_rows(back, &probe, far, again))
 			_exit(2);
-		if (map_rows(map, &probe, 0, cells))
-			_exit(2);
-		_exit(memcmp(cells, expected, bytes) == 0 ? 0 : 1);
+		_exit(memcmp(cells, expected, bytes) == 0 && memcmp(again, expected, bytes) == 0
+			? 0 : 1);
 	}
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -398,28 +422,42 @@ static int build_wide_in_small_child(enum ikmap_method method, const void *expec
 	return WEXITSTATUS(status);
 }
 
+/*
+ * The expectation: a feature renumbered to another index that keeps the
+ * features' order changes neither map (aNNE sums over features in index
+ * order, iForest grows on the rows' features in order, whatever their
+ * numbers). So data using feature 2^31 - 2 with d = 2^31 - 2 maps as the
+ * same data using feature 7 with d = 7; and it must build, save, load
+ * and map in little memory (its .ik file has a sample or a split at
+ * index 2^31 - 2: no structure may be sized by that index).
+ */
 START_TEST(an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature)
 {
+	scratch_dir_make("test_ikmap_files");
 	const enum ikmap_method methods[] = { IKMAP_ANNE, IKMAP_IFOREST };
 	for (int m = 0; m < 2; m++) {
 		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
+		struct feature_node store[40 * 8], *rows[40];
+		with_far_feature(&x, 7, store, rows);
 		struct ikmap_params p = { methods[m], 4, 8, 7, 0, 1 };
 		char err[IKMAP_ERR_SIZE] = "";
-		struct ikmap *narrow = ikmap_build(x.row, x.n, x.d, &p, err);
+		struct ikmap *narrow = ikmap_build(rows, x.n, 7, &p, err);
 		ck_assert_msg(narrow != NULL, "%s", err);
 		struct data probe = probe_rows();
 		size_t bytes = (size_t)probe.n * (size_t)ikmap_t(narrow) * ikmap_cell_size(narrow);
 		unsigned char *expected = malloc(bytes);
 		ck_assert_ptr_nonnull(expected);
-		ck_assert_int_eq(map_rows(narrow, &probe, 0, expected), 0);
-		int rc = build_wide_in_small_child(methods[m], expected, bytes);
+		ck_assert_int_eq(map_rows(narrow, &probe, 7, expected), 0);
+		int rc = build_wide_in_small_child(methods[m], IKMAP_MAX_DIM, expected, bytes);
 		ck_assert_msg(rc == 0, "%s: %s", ikmap_method_name(methods[m]),
-			rc == 1 ? "other cells" : rc == 2 ? "not built in 192 MiB" : "no limit");
+			rc == 1 ? "other cells" : rc == 2 ? "not built, saved, loaded and mapped in 192 MiB"
+			: "no limit");
 		free(expected);
 		data_free(&probe);
 		data_free(&x);
 		ikmap_free(narrow);
 	}
+	scratch_dir_remove();
 }
 END_TEST
 
