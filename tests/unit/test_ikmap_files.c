@@ -461,6 +461,50 @@ START_TEST(an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature)
 }
 END_TEST
 
+/*
+ * Two centres of 60000 nonzeros each in d = 2^20: the cost model picks
+ * the dense path (2 (d + 2) multiply-adds beat 120000 postings), as it
+ * does for a crafted file of that shape (under 1.5 MB). Mapping must not
+ * pack 256 rows of d floats per thread (1 GiB): the file loads and maps
+ * in 192 MiB, with the sparse path's cells.
+ */
+START_TEST(a_wide_dense_map_maps_in_little_memory)
+{
+	scratch_dir_make("test_ikmap_files");
+	enum { D = 1 << 20, NNZ = 60000 };
+	struct feature_node *a = malloc((NNZ + 1) * sizeof *a), *b = malloc((NNZ + 1) * sizeof *b);
+	ck_assert(a && b);
+	for (int k = 0; k < NNZ; k++) {
+		a[k] = (struct feature_node){ 1 + 17 * k, 0.5 + (k % 7) * 0.25 };
+		b[k] = (struct feature_node){ 1 + 17 * k, (k % 5) * 0.5 - 1 };
+	}
+	a[NNZ].index = b[NNZ].index = -1;
+	struct feature_node *rows[2] = { a, b };
+	struct ikmap_params p = { IKMAP_ANNE, 1, 2, 7, 0, 1 };
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *map = ikmap_build(rows, 2, D, &p, err);
+	ck_assert_msg(map != NULL, "%s", err);
+	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_DENSE);
+	const char *path = scratch_path("dense-wide.ik");
+	ck_assert_msg(ikmap_save(map, path, err) == 0, "%s", err);
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_SPARSE, err) == 0, "%s", err);
+	struct data probe = probe_rows();
+	size_t bytes = (size_t)probe.n * ikmap_cell_size(map);
+	unsigned char *expected = malloc(bytes);
+	ck_assert_ptr_nonnull(expected);
+	ck_assert_int_eq(map_rows(map, &probe, 0, expected), 0);
+	int rc = load_and_map_in_small_child(path, D, expected, bytes);
+	ck_assert_msg(rc == 0, "%s", rc == 1 ? "other cells or d"
+		: rc == 2 ? "not loaded or not mapped in 192 MiB" : "no limit");
+	free(expected);
+	data_free(&probe);
+	ikmap_free(map);
+	free(a);
+	free(b);
+	scratch_dir_remove();
+}
+END_TEST
+
 static Suite *ikmap_files_suite(void)
 {
 	Suite *s = suite_create("ikmap_files");
@@ -472,6 +516,7 @@ static Suite *ikmap_files_suite(void)
 	tcase_add_test(tc, build_refuses_more_features_than_a_file_may_claim);
 	tcase_add_test(tc, unscaled_files_claiming_a_huge_d_load_and_map_in_little_memory);
 	tcase_add_test(tc, an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature);
+	tcase_add_test(tc, a_wide_dense_map_maps_in_little_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
