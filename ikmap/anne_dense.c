@@ -14,7 +14,8 @@
  * on ijcnn1 and covtype. Binary data (a9a: about half) have true ties,
  * which any exact method has to settle.
  *
- * Tiles: TILE_ROWS rows against about TILE_COLS columns (whole
+ * Tiles: TILE_ROWS rows (fewer when rows are wide: TILE_X_BYTES of packed
+ * rows per thread at most) against about TILE_COLS columns (whole
  * partitionings) per GEMM, so the scores (TILE_ROWS x TILE_COLS floats)
  * stay in L2. Each OpenMP thread takes whole row tiles and runs its own
  * single-threaded GEMM, from whichever BLAS the build chose (gemm.h:
@@ -33,6 +34,8 @@
 #define TILE_COLS 512
 /* Fewer rows per tile when psi is huge, but never fewer than this. */
 #define MIN_TILE_ROWS 16
+/* At most this many bytes of packed rows per thread (a tile of 256 rows up to d = 16382). */
+#define TILE_X_BYTES ((size_t)16 << 20)
 /* Rows with a larger centred norm (or a NaN) skip the float path. */
 #define ROW_NORM_LIMIT 0x1p60
 
@@ -59,6 +62,11 @@ static struct tiling choose_tiling(const struct ikmap *map)
 	size_t cols = (size_t)tl.parts * (size_t)map->psi;
 	size_t rows = (size_t)TILE_ROWS * TILE_COLS / cols;
 	tl.rows = rows > TILE_ROWS ? TILE_ROWS : rows < MIN_TILE_ROWS ? MIN_TILE_ROWS : (int)rows;
+	/* Wide rows: fewer per tile, so a thread's packed rows stay small (for
+	 * d <= 16382 this changes nothing; cells never depend on the tiling). */
+	size_t most = TILE_X_BYTES / ((size_t)map->dense_ld * sizeof(float));
+	if ((size_t)tl.rows > most)
+		tl.rows = most > 0 ? (int)most : 1;
 	return tl;
 }
 
@@ -179,7 +187,7 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 			f++;
 		double v = -mean[j];
 		if (f->index == j)
-			v = f->value * map->factor[j] - mean[j];
+			v = f->value * ikmap_factor(map, j) - mean[j];
 		sq += v * v;
 		out[j - 1] = (float)v;
 	}

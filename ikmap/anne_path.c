@@ -40,6 +40,8 @@ static int scale_samples(struct ikmap *map)
 {
 	int u = map->nsamples;
 	int64_t nnz = map->sample_start[u];
+	if (ikmap_set_keys(map, map->sample_index, nnz))
+		return -1;
 	map->sample_scaled = malloc(((size_t)nnz + 1) * sizeof(double));
 	map->sample_sqnorm = malloc((size_t)u * sizeof(double));
 	map->part_maxnorm = malloc((size_t)map->t * sizeof(double));
@@ -48,7 +50,7 @@ static int scale_samples(struct ikmap *map)
 	for (int s = 0; s < u; s++) {
 		double sq = 0;
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
-			double v = map->sample_value[e] * map->factor[map->sample_index[e]];
+			double v = map->sample_value[e] * ikmap_factor(map, map->sample_index[e]);
 			map->sample_scaled[e] = v;
 			sq += v * v;
 		}
@@ -78,16 +80,22 @@ static int dense_possible(const struct ikmap *map)
 	return 1;
 }
 
-/* Number of sampled rows with each feature, at count[j]. */
-static int64_t *feature_counts(const struct ikmap *map)
+/* Number of sampled rows with each feature, at count[key]; key_at[e]: key of nonzero e. */
+static int64_t *feature_counts(const struct ikmap *map, int *key_at)
 {
-	int64_t *count = calloc((size_t)map->dim + 2, sizeof(int64_t));
+	int64_t *count = calloc(ikmap_key_count(map) + 1, sizeof(int64_t));
 	if (!count)
 		return NULL;
 	int64_t nnz = map->sample_start[map->nsamples];
 	for (int64_t e = 0; e < nnz; e++)
-		count[map->sample_index[e]]++;
+		count[key_at[e] = ikmap_feature_key(map, map->sample_index[e])]++;
 	return count;
+}
+
+/* The key of every stored nonzero (sample_index's feature keys). */
+static int *nonzero_keys(const struct ikmap *map)
+{
+	return malloc(((size_t)map->sample_start[map->nsamples] + 1) * sizeof(int));
 }
 
 static int choose_path(const struct ikmap *map, enum ikmap_path *path)
@@ -95,15 +103,19 @@ static int choose_path(const struct ikmap *map, enum ikmap_path *path)
 	*path = IKMAP_PATH_SPARSE;
 	if (!dense_possible(map))
 		return 0;
-	int64_t *count = feature_counts(map);
-	if (!count)
+	int *key_at = nonzero_keys(map);
+	int64_t *count = key_at ? feature_counts(map, key_at) : NULL;
+	if (!count) {
+		free(key_at);
 		return -1;
+	}
 	double postings = 0;
 	int64_t nnz = map->sample_start[map->nsamples];
 	for (int64_t e = 0; e < nnz; e++)
-		postings += (double)count[map->sample_index[e]];
+		postings += (double)count[key_at[e]];
 	postings /= map->nsamples;
 	free(count);
+	free(key_at);
 	double m = (double)map->t * map->psi;
 	double dense = m * ((double)map->dim + 2) * NS_PER_GEMM_MULADD + m * NS_PER_DENSE_SCORE;
 	double sparse = postings * NS_PER_POSTING + m * NS_PER_SPARSE_SCORE;
@@ -124,31 +136,33 @@ static void drop_postings(struct ikmap *map)
 
 static int build_postings(struct ikmap *map)
 {
-	int64_t *count = feature_counts(map);
-	if (!count)
-		return -1;
+	int *key_at = nonzero_keys(map);
+	int64_t *count = key_at ? feature_counts(map, key_at) : NULL;
+	size_t keys = ikmap_key_count(map);
 	int64_t nnz = map->sample_start[map->nsamples];
-	map->post_start = malloc(((size_t)map->dim + 2) * sizeof(int64_t));
+	map->post_start = malloc((keys + 1) * sizeof(int64_t));
 	map->post_sample = malloc(((size_t)nnz + 1) * sizeof(int));
 	map->post_value = malloc(((size_t)nnz + 1) * sizeof(double));
-	if (!map->post_start || !map->post_sample || !map->post_value) {
+	if (!count || !map->post_start || !map->post_sample || !map->post_value) {
 		free(count);
+		free(key_at);
 		drop_postings(map);
 		return -1;
 	}
 	int64_t at = 0;
-	for (int j = 0; j <= map->dim + 1; j++) {
-		map->post_start[j] = at;
-		at += j <= map->dim ? count[j] : 0;
-		count[j] = map->post_start[j];	/* now the next free slot of j */
+	for (size_t k = 0; k <= keys; k++) {
+		map->post_start[k] = at;
+		at += k < keys ? count[k] : 0;
+		count[k] = map->post_start[k];	/* now the next free slot of key k */
 	}
 	for (int s = 0; s < map->nsamples; s++)
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
-			int64_t p = count[map->sample_index[e]]++;
+			int64_t p = count[key_at[e]]++;
 			map->post_sample[p] = s;
 			map->post_value[p] = map->sample_scaled[e];
 		}
 	free(count);
+	free(key_at);
 	return 0;
 }
 

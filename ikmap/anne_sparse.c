@@ -31,9 +31,12 @@ static double accumulate(const struct ikmap *map, const struct feature_node *x, 
 		int j = f->index;
 		if (j < 1 || j > map->dim)
 			continue;
-		double v = f->value * map->factor[j];
+		double v = f->value * ikmap_factor(map, j);
 		sq += v * v;
-		int64_t begin = map->post_start[j], end = map->post_start[j + 1];
+		int key = ikmap_feature_key(map, j);
+		if (key < 0)
+			continue;	/* in no sample: no postings (its v^2 counts all the same) */
+		int64_t begin = map->post_start[key], end = map->post_start[key + 1];
 		for (int64_t p = begin; p < end; p++)
 			dot[map->post_sample[p]] += v * map->post_value[p];
 		*touched += end - begin;
@@ -48,10 +51,12 @@ static void clear(const struct ikmap *map, const struct feature_node *x, double 
 		memset(dot, 0, (size_t)map->nsamples * sizeof(double));
 		return;
 	}
-	for (const struct feature_node *f = x; f->index != -1; f++)
-		if (f->index >= 1 && f->index <= map->dim)
-			for (int64_t p = map->post_start[f->index]; p < map->post_start[f->index + 1]; p++)
+	for (const struct feature_node *f = x; f->index != -1; f++) {
+		int key = ikmap_feature_key(map, f->index);
+		if (key >= 0)
+			for (int64_t p = map->post_start[key]; p < map->post_start[key + 1]; p++)
 				dot[map->post_sample[p]] = 0;
+	}
 }
 
 /* Scores of partitioning k into w->score; returns the smallest. */

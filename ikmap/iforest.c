@@ -321,13 +321,31 @@ int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 int ikmap_forest_prepare(struct ikmap *map, char *err)
 {
 	int64_t total = map->tree_start[map->t];
-	map->feature_slot = malloc(((size_t)map->dim + 1) * sizeof(int));
-	map->node_slot = malloc(((size_t)total + 1) * sizeof(int));
-	if (!map->feature_slot || !map->node_slot) {
+	/* Leaves have feature 0, which no key takes: only splits count. */
+	if (ikmap_set_keys(map, map->node_feature, total)) {
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
-	for (int j = 0; j <= map->dim; j++)
+	if (map->keys && map->keys[0] == 0) {
+		map->nkeys--;
+		memmove(map->keys, map->keys + 1, (size_t)map->nkeys * sizeof(int));
+	}
+	map->node_slot = malloc(((size_t)total + 1) * sizeof(int));
+	if (!map->keys)
+		map->feature_slot = malloc(((size_t)map->span + 1) * sizeof(int));
+	if (!map->node_slot || (!map->keys && !map->feature_slot)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	if (map->keys) {
+		/* the slot of a split feature is its key */
+		map->nslots = map->nkeys;
+		for (int64_t i = 0; i < total; i++)
+			map->node_slot[i] = map->node_feature[i] == 0 ? -1
+				: ikmap_feature_key(map, map->node_feature[i]);
+		return 0;
+	}
+	for (int j = 0; j <= map->span; j++)
 		map->feature_slot[j] = -1;
 	map->nslots = 0;
 	for (int64_t i = 0; i < total; i++) {
@@ -343,10 +361,12 @@ int ikmap_forest_prepare(struct ikmap *map, char *err)
 	return 0;
 }
 
-/* Whether some tree splits on feature j (any int j). */
-static int split_feature(const struct ikmap *map, int j)
+/* The slot of feature j (any int j), or -1 when no tree splits on it. */
+static int split_slot(const struct ikmap *map, int j)
 {
-	return j >= 1 && j <= map->dim && map->feature_slot[j] >= 0;
+	if (map->keys)
+		return ikmap_feature_key(map, j);
+	return j >= 1 && j <= map->span ? map->feature_slot[j] : -1;
 }
 
 /* The leaf x reaches in tree k; value[] holds x on the split features. */
@@ -373,15 +393,19 @@ int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, 
 		for (size_t i = 0; i < count; i++) {
 			if (!value)
 				continue;
-			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
-				if (split_feature(map, f->index))
-					value[map->feature_slot[f->index]] = f->value;
+			for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+				int slot = split_slot(map, f->index);
+				if (slot >= 0)
+					value[slot] = f->value;
+			}
 			for (int k = 0; k < map->t; k++)
 				ikmap_put_cell(map, cells, i * (size_t)map->t + (size_t)k,
 					(uint32_t)leaf_of(map, k, value));
-			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
-				if (split_feature(map, f->index))
-					value[map->feature_slot[f->index]] = 0;
+			for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+				int slot = split_slot(map, f->index);
+				if (slot >= 0)
+					value[slot] = 0;
+			}
 		}
 		free(value);
 	}

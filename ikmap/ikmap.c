@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ikmap_impl.h"
 
 void ikmap_error(char *err, const char *fmt, ...)
@@ -65,6 +66,11 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "%d features: a map can have at most %d", d, IKMAP_MAX_DIM);
 		return -1;
 	}
+	if (p->scale && p->method == IKMAP_ANNE && d > IKMAP_MAX_SCALED_DIM) {
+		ikmap_error(err, "%d features: a scaled map stores a factor per feature and can have"
+			" at most %d; map wider data unscaled", d, IKMAP_MAX_SCALED_DIM);
+		return -1;
+	}
 	if (p->psi > n) {
 		ikmap_error(err, "psi (%d) exceeds the number of training rows (%d)", p->psi, n);
 		return -1;
@@ -102,9 +108,14 @@ static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
 	return 0;
 }
 
-/* factor[j] = 1 / max |x_j| (1 where the feature is always 0 or unscaled). */
+/*
+ * Scaled: factor[j] = 1 / max |x_j| (1 where the feature is always 0).
+ * Unscaled: no array (ikmap_factor is 1), so a wide d costs nothing.
+ */
 static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
 {
+	if (!map->scaled)
+		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
 	if (!map->factor) {
 		ikmap_error(err, "out of memory");
@@ -112,12 +123,51 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 	}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = 0;
-	if (map->scaled)
-		for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
 				map->factor[f->index] = fmax(map->factor[f->index], fabs(f->value));
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
+	return 0;
+}
+
+/*
+ * Feature keys are the features themselves while span + 1 entries cost
+ * little: up to 2^22 (32 MiB of eight-byte entries) or DIRECT_PER_NONZERO
+ * entries per stored nonzero, which covers every real data set's map of
+ * moderate width at the old cost (one load per lookup). Beyond, a sorted
+ * list of the distinct features, found by binary search.
+ */
+#define DIRECT_MAX_SPAN (1 << 22)
+#define DIRECT_PER_NONZERO 8
+
+static int cmp_feature(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int ikmap_set_keys(struct ikmap *map, const int *index, int64_t count)
+{
+	free(map->keys);
+	map->keys = NULL;
+	map->nkeys = 0;
+	map->span = 0;
+	for (int64_t e = 0; e < count; e++)
+		if (index[e] > map->span)
+			map->span = index[e];
+	if (map->span <= DIRECT_MAX_SPAN || map->span / DIRECT_PER_NONZERO <= count)
+		return 0;
+	map->keys = malloc((size_t)count * sizeof(int));
+	if (!map->keys)
+		return -1;
+	memcpy(map->keys, index, (size_t)count * sizeof(int));
+	qsort(map->keys, (size_t)count, sizeof(int), cmp_feature);
+	int n = 0;
+	for (int64_t e = 0; e < count; e++)
+		if (n == 0 || map->keys[n - 1] != map->keys[e])
+			map->keys[n++] = map->keys[e];
+	map->nkeys = n;
 	return 0;
 }
 
@@ -320,6 +370,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->post_value);
 	free(map->feature_slot);
 	free(map->node_slot);
+	free(map->keys);
 	ikmap_gpu_free(map->gpu);
 	free(map);
 }

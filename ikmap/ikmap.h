@@ -88,6 +88,7 @@
 #ifndef IKMAP_H
 #define IKMAP_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,14 +154,24 @@ double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
 double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const void *cells_y);
 
 /*
- * The largest dimension d a map may have (build and load). Loading
- * allocates arrays of d + 2 eight-byte entries whatever the file holds,
- * and an unscaled map's file does not store d per feature, so this cap is
- * what keeps a crafted file of a few hundred bytes from asking for
- * gigabytes: 2^25 - 2 = 33554430 features (the widest LIBSVM data sets,
- * kdd2010 at 29.9M, fit), so each such array is at most 256 MiB.
+ * The largest dimension d a map may have (build and load): the largest
+ * feature index the data reader accepts, 2^31 - 2. Memory does not grow
+ * with d: an unscaled map keeps no per-feature array of d entries, and
+ * what a map derives per feature (postings, iForest's split slots) is
+ * sized by the largest feature index its samples or splits use, which a
+ * file's length bounds; a row's features above that index meet no centre
+ * and no split. So a crafted file of a few hundred bytes claiming a huge d
+ * allocates no more than its contents call for. Only the dense aNNE path
+ * (chosen for d <= 2^20 only) and the GPU (d <= 2^20) work on all d.
  */
-#define IKMAP_MAX_DIM ((1 << 25) - 2)
+#define IKMAP_MAX_DIM (INT_MAX - 1)
+/*
+ * A scaled aNNE map stores d factors (8 bytes each) in its file and
+ * memory, so ikmap_build refuses one wider than 2^25 - 2 = 33554430 (256
+ * MiB of factors; kdd2010's 29.9M features fit): map wider data unscaled.
+ * Loading needs no such cap, the factors being counted in the file's size.
+ */
+#define IKMAP_MAX_SCALED_DIM ((1 << 25) - 2)
 
 /*
  * ikmap_save writes the file atomically (common/atomic_file.h): an

@@ -19,9 +19,10 @@
  *
  * Loading opens only a regular file (never blocking on a FIFO or device),
  * checks the size implied by the header against the file's real size
- * before allocating anything (every count but d is tied to the file's
- * length, in 64-bit arithmetic that cannot overflow; d, which an unscaled
- * map does not store per feature, is capped at IKMAP_MAX_DIM), then the
+ * before allocating anything (every count is tied to the file's length,
+ * in 64-bit arithmetic that cannot overflow, but d when the map is
+ * unscaled: then d only bounds the stored indices and no array has d
+ * entries; see IKMAP_MAX_DIM in ikmap.h), then the
  * checksum, then every count, index and value, so a damaged or crafted
  * file is refused, never trusted (the checksum is no defence: anyone can
  * recompute it). Saving goes through common/atomic_file.h.
@@ -285,14 +286,17 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 	return 0;
 }
 
+/* A scaled map's d factors (their count is tied to the file's length); none when unscaled. */
 static int read_factors(struct ikmap *map, struct reader *r)
 {
+	if (!map->scaled)
+		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
 	if (!map->factor)
 		return -1;
 	map->factor[0] = 1;
 	for (int j = 1; j <= map->dim; j++) {
-		map->factor[j] = map->scaled ? get_f64(r) : 1;
+		map->factor[j] = get_f64(r);
 		if (!(isfinite(map->factor[j]) && map->factor[j] > 0))
 			return 1;
 	}

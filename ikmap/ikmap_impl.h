@@ -24,7 +24,8 @@ struct ikmap {
 	int dim;
 	uint64_t seed;
 	int scaled;
-	double *factor;		/* [dim+1]: feature j is multiplied by factor[j]; all 1 when !scaled */
+	double *factor;		/* scaled: [dim+1], feature j is multiplied by factor[j]; else NULL
+				 * (factor 1: see ikmap_factor) */
 
 	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
 	int nsamples;
@@ -41,6 +42,24 @@ struct ikmap {
 
 	uint64_t checksum;	/* FNV-1a of the stored part as ikmap_save writes it */
 
+	/*
+	 * derived: the features the stored part uses (aNNE: in a sample;
+	 * iForest: in a split), which the per-feature structures (postings,
+	 * split slots) are indexed by. span is the largest (0 when none); a
+	 * row's features outside them meet no centre and no split. When span
+	 * is small or within DIRECT_PER_NONZERO times the stored nonzeros
+	 * (ikmap_direct_keys), the structures are indexed by the feature
+	 * itself (span + 2 entries at most) and keys is NULL; otherwise by
+	 * its position among the nkeys sorted distinct features in keys
+	 * (binary search). Either way their size is bounded by what the map
+	 * holds, never by the claimed d or by how large an index is. The
+	 * scaled factors (d of them, stored in the file) and the dense
+	 * path's arrays (d <= 2^20) are the only ones of d entries.
+	 */
+	int span;
+	int *keys;
+	int nkeys;
+
 	/* derived, aNNE */
 	double *sample_scaled;	/* sample_value * factor */
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
@@ -52,7 +71,7 @@ struct ikmap {
 	int dense_ld;		/* dim + 2 */
 	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
 	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
-	int64_t *post_start;	/* [dim+2] */
+	int64_t *post_start;	/* [key count + 1] by feature key (ikmap_feature_key) */
 	int *post_sample;
 	double *post_value;	/* scaled */
 
@@ -61,7 +80,8 @@ struct ikmap {
 
 	/* derived, iForest: split features renumbered 0..nslots-1 */
 	int nslots;
-	int *feature_slot;	/* [dim+1]: slot of feature j, or -1 when no tree splits on it */
+	int *feature_slot;	/* direct keys: [span+1], slot of feature j or -1 when no tree
+				 * splits on it; NULL when keys (the slot is the key) */
 	int *node_slot;		/* slot of node_feature (inner nodes) */
 };
 
@@ -80,6 +100,43 @@ int ikmap_prepare(struct ikmap *map, char *err);
 
 /* OpenMP thread count for a caller's request (<= 0: default). */
 int ikmap_threads(int requested);
+
+/* The factor of feature j (1 <= j <= dim): 1 for an unscaled map, which stores none. */
+static inline double ikmap_factor(const struct ikmap *map, int j)
+{
+	return map->scaled ? map->factor[j] : 1.0;
+}
+
+/*
+ * Feature keys (see span above). ikmap_set_keys sets span, keys and nkeys
+ * from count feature indices (each >= 1) at index; 0, or -1 when out of
+ * memory. ikmap_feature_key is j's key: j itself (direct) or its position
+ * in keys, -1 when the stored part does not use j. ikmap_key_count is the
+ * number of keys a structure indexed by them needs.
+ */
+int ikmap_set_keys(struct ikmap *map, const int *index, int64_t count);
+
+static inline int ikmap_feature_key(const struct ikmap *map, int j)
+{
+	if (j < 1 || j > map->span)
+		return -1;
+	if (!map->keys)
+		return j;
+	int a = 0, b = map->nkeys - 1;
+	while (a < b) {
+		int m = a + (b - a) / 2;
+		if (map->keys[m] < j)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return map->keys[a] == j ? a : -1;
+}
+
+static inline size_t ikmap_key_count(const struct ikmap *map)
+{
+	return map->keys ? (size_t)map->nkeys : (size_t)map->span + 1;
+}
 
 /* Stores cell v of element at (uint16_t or uint32_t by psi). */
 static inline void ikmap_put_cell(const struct ikmap *map, void *cells, size_t at, uint32_t v)
