@@ -307,7 +307,7 @@ fuzz: fuzz-build
 		test $$rc -eq 0 || { echo "$$t: FINDING (exit $$rc), see $(FUZZ_BUILD)/$$t.log and $(FUZZ_BUILD)/crashes/$$t/"; status=1; }; \
 		$(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -merge=1 tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
 			> $(FUZZ_BUILD)/$$t.merge.log 2>&1 || { echo "$$t: merge failed, see $(FUZZ_BUILD)/$$t.merge.log"; status=1; }; \
-		echo "$$t: corpus now $$(ls tests/fuzz/corpus/$$t | wc -l) files, $$(du -sk tests/fuzz/corpus/$$t | cut -f1) KB"; \
+		echo "$$t: corpus now $$(ls tests/fuzz/corpus/$$t | wc -l) files, $$(cat tests/fuzz/corpus/$$t/* | wc -c) bytes"; \
 	done; exit $$status
 
 # Replays every committed corpus input once: a crash is a regression.
@@ -340,6 +340,38 @@ fuzz-seeds: fuzz-build train
 			> $(FUZZ_BUILD)/$$t.seeds.log 2>&1 || { cat $(FUZZ_BUILD)/$$t.seeds.log; exit 1; }; \
 		echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds kept of $$(ls $(FUZZ_BUILD)/seeds/$$t | wc -l)"; \
 	done
+
+# The sanitizer run: a copy of the tree (tracked files and untracked ones
+# git does not ignore) in build/asan/tree, built there with ASan and UBSan
+# (SANITIZE_CC, gcc by default: clang 14's LeakSanitizer crashes ("Tracer caught
+# signal 11") at the exit of programs that ran libomp threads), CPU-only; then its unit
+# tests and the oracle tests against its programs (LIBLINEAR_IK_BIN). Every
+# report goes to build/asan/reports/ (log_path): a test that ran a program
+# which wrote one fails (tests/oracle/conftest.py), and so does this target
+# when any report is there at the end, whatever the exit codes said.
+# The check framework's per-test timeouts are multiplied by 10: sanitized
+# code runs several times slower.
+SANITIZE_CC ?= gcc
+SANITIZE_BUILD = build/asan
+SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SANITIZE_ENV = ASAN_OPTIONS=log_path=$(CURDIR)/$(SANITIZE_BUILD)/reports/asan:detect_leaks=1:halt_on_error=1:exitcode=86 \
+	UBSAN_OPTIONS=log_path=$(CURDIR)/$(SANITIZE_BUILD)/reports/ubsan:halt_on_error=1:print_stacktrace=1:exitcode=87 \
+	LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) CK_TIMEOUT_MULTIPLIER=10
+
+sanitize-check:
+	rm -rf $(SANITIZE_BUILD)
+	mkdir -p $(SANITIZE_BUILD)/tree $(SANITIZE_BUILD)/reports
+	git ls-files -z -c -o --exclude-standard | xargs -0 cp -P --parents -t $(SANITIZE_BUILD)/tree
+	$(MAKE) -C $(SANITIZE_BUILD)/tree -j2 NVCC= CC=$(SANITIZE_CC) CFLAGS="$(SANITIZE_FLAGS) -Werror" \
+		LDLIBS="-lm -fopenmp $(SANITIZE_FLAGS)" all $(UNIT_BIN)
+	@status=0; for t in $(UNIT_BIN); do echo "== $$t (sanitized)"; \
+		(cd $(SANITIZE_BUILD)/tree && $(SANITIZE_ENV) ./$$t) || status=1; done; \
+	$(SANITIZE_ENV) LIBLINEAR_IK_BIN=$(CURDIR)/$(SANITIZE_BUILD)/tree \
+		LIBLINEAR_IK_SANITIZER_LOGS=$(CURDIR)/$(SANITIZE_BUILD)/reports $(PYTHON) -m pytest -q -rs tests/oracle \
+		|| status=1; \
+	if [ -n "$$(ls $(SANITIZE_BUILD)/reports)" ]; then \
+		echo "sanitizer reports in $(SANITIZE_BUILD)/reports:"; cat $(SANITIZE_BUILD)/reports/*; status=1; fi; \
+	test $$status -eq 0 && echo "sanitize-check: passed, no sanitizer report"; exit $$status
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD) build/asan
