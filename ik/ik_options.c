@@ -1,11 +1,11 @@
 /*
  * ik_options.c - parsing and checking the shared Isolation Kernel options.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_number.h"
 #include "ik_options.h"
 
 void ik_options_default(struct ik_options *o)
@@ -26,33 +26,13 @@ int ik_options_psi(const struct ik_options *o)
 	return o->kernel == IK_KERNEL_IFOREST ? IK_DEFAULT_PSI_IFOREST : IK_DEFAULT_PSI_ANNE;
 }
 
-/* A whole word of decimal digits, with no sign, that fits an int and is >= min. */
+/* -t and -g: an integer >= min (cli_number.h). */
 static int parse_int_at_least(const char *text, int min, int *out)
 {
-	if (text[0] < '0' || text[0] > '9')
-		return -1;
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-	if (*end != '\0' || errno == ERANGE || v < min || v > INT_MAX)
+	long long v;
+	if (!cli_parse_integer(text, min, INT_MAX, &v))
 		return -1;
 	*out = (int)v;
-	return 0;
-}
-
-_Static_assert(ULLONG_MAX == UINT64_MAX, "a seed is parsed as unsigned long long");
-
-/* Any 64-bit seed, written in decimal without a sign. */
-static int parse_seed(const char *text, uint64_t *out)
-{
-	if (text[0] < '0' || text[0] > '9')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (*end != '\0' || errno == ERANGE)
-		return -1;
-	*out = (uint64_t)v;
 	return 0;
 }
 
@@ -106,17 +86,16 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 		o->psi_given = 1;
 		return 1;
 	case 'r':
-		if (parse_seed(value, &o->seed) != 0)
+		if (!cli_parse_unsigned64(value, &o->seed))
 			return bad_value("-r needs a seed, a whole number from 0 to 18446744073709551615");
 		return 1;
-	case 'S':
-		if (strcmp(value, "0") == 0)
-			o->scale = 0;
-		else if (strcmp(value, "1") == 0)
-			o->scale = 1;
-		else
+	case 'S': {
+		long long scale;
+		if (!cli_parse_integer(value, 0, 1, &scale))
 			return bad_value("-S needs 0 (no scaling) or 1 (max-abs scaling)");
+		o->scale = (int)scale;
 		return 1;
+	}
 	case 'd':
 		if (parse_device(value, &o->device) != 0)
 			return bad_value("-d needs auto, cpu or gpu");

@@ -7,7 +7,8 @@
  * 0 when the letter is not one of ours (the caller handles it), and -1
  * after printing why the value is bad to stderr (the caller then prints
  * its usage and exits 1, as train does for a bad -v). Values are checked
- * strictly: the whole word must be a number in range.
+ * strictly by cli_number.h: the whole word must be a number in range (an
+ * optional sign and decimal digits); -k and -d take their words.
  * The defaults live here, one #define each, so that the benchmark that
  * measures them changes one line.
  */

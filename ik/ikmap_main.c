@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_number.h"
 #include "ik_batch.h"
 #include "ik_options.h"
 #include "ik_train.h"
@@ -65,17 +66,6 @@ struct options {
 	int nr_files;
 };
 
-static int parse_thread_count(const char *text)
-{
-	char *end;
-	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
-		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
-		exit_with_help();
-	}
-	return (int)v;
-}
-
 static void parse_command_line(int argc, char **argv, struct options *o)
 {
 	memset(o, 0, sizeof *o);
@@ -91,7 +81,8 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			exit_with_help();
 		const char *value = argv[++i];
 		if (letter == 'm') {
-			o->threads = parse_thread_count(value);
+			if (cli_thread_count(value, &o->threads) != 0)
+				exit_with_help();
 			continue;
 		}
 		int ours = ik_options_parse(&o->ik, letter, value);

@@ -4,9 +4,11 @@
  * Each fold's model is trained on the other folds' rows and predicts its
  * own rows; target[i] is that prediction for row i. With one thread the
  * fold models train in turn and print their progress as train() does,
- * like upstream. With more (train -m), the folds train in parallel and
- * silently (their progress lines would interleave); each fold writes only
- * its own rows' targets and every model is seeded per fold, so the
+ * like upstream. With more (train -m), the folds train in parallel; their
+ * progress lines go through info_order (print.h), so they come out in fold
+ * order, the same text as with one thread, each fold's as soon as it and
+ * all folds before it are done (fold 0's as it runs). Each fold writes
+ * only its own rows' targets and every model is seeded per fold, so the
  * targets are the same for any number of threads.
  */
 #include <math.h>
@@ -57,11 +59,20 @@ int cross_validation_rows(const struct row_set *X, const double *y, double bias,
 		return -1;
 	int failed = 0;
 	if (omp_get_max_threads() > 1) {
-		bool was_muted = info_mute(true);
+		/* out of memory for the ordering: train silently, as before it existed */
+		struct info_order *order = info_order_begin(f.nr_fold);
+		bool was_muted = order == NULL ? info_mute(true) : false;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|:failed)
-		for (int k = 0; k < f.nr_fold; k++)
+		for (int k = 0; k < f.nr_fold; k++) {
+			if (order != NULL)
+				info_order_enter(order, k);
 			failed |= run_fold(&f, k, X, y, bias, param, target) != 0;
-		info_mute(was_muted);
+			if (order != NULL)
+				info_order_leave();
+		}
+		if (order == NULL)
+			info_mute(was_muted);
+		info_order_end(order);
 	} else {
 		for (int k = 0; k < f.nr_fold && !failed; k++)
 			failed = run_fold(&f, k, X, y, bias, param, target) != 0;

@@ -15,7 +15,11 @@
  * and the old model stays. Devices and pipes are written in place.
  * load_model accepts the header keywords in any order (nr_class before
  * label), ignores anything after the last weight, and rejects a damaged
- * file with a message on stderr instead of reading out of bounds.
+ * file with a message on stderr instead of reading out of bounds. Sizes
+ * in the header never make it allocate more than the input can fill: in a
+ * regular file, n labels or weights must fit in the bytes left (2n - 1 at
+ * least) before they are allocated; from a pipe or device the arrays grow
+ * with the values actually read.
  */
 /* realpath() is an XSI function in glibc's headers. */
 #define _XOPEN_SOURCE 700
@@ -23,9 +27,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,21 +317,105 @@ static int read_solver_type(FILE *fp, struct model *m)
 	return 0;
 }
 
+/*
+ * What a file can still deliver decides how much may be allocated for the
+ * values it claims (a few hundred crafted bytes must not make us allocate
+ * gigabytes). n whitespace-separated values need at least 2n - 1 bytes:
+ * one character each and a separator between them.
+ */
+struct room {
+	bool known;		/* a regular file: its size is known */
+	uint64_t bytes;		/* then: the bytes left after the read position */
+	uint64_t values;	/* and the most values those can hold */
+};
+
+static struct room room_left(FILE *fp)
+{
+	struct room r = { false, 0, 0 };
+	struct stat st;
+	long at = ftell(fp);
+	if (at < 0 || fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode))
+		return r;
+	r.known = true;
+	uint64_t size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	uint64_t left = size > (uint64_t)at ? size - (uint64_t)at : 0;
+	r.bytes = left;
+	r.values = left / 2 + left % 2;	/* (left + 1) / 2 without overflow */
+	return r;
+}
+
+/*
+ * Values are read into an array that grows with what was actually read
+ * when the file's size is unknown (a pipe, a device: fopen reads those as
+ * upstream does), so memory stays within a small multiple of the input.
+ */
+#define GROWTH_START 4096
+
+/* Makes room for element `have` of an array heading for `want` elements. */
+static int grow_for(void **array, uint64_t *capacity, uint64_t have, uint64_t want, size_t size)
+{
+	if (have < *capacity)
+		return 0;
+	uint64_t next = *capacity < GROWTH_START / 2 ? GROWTH_START : *capacity * 2;
+	if (next > want)
+		next = want;
+	void *grown = realloc(*array, (size_t)next * size);
+	if (grown == NULL) {
+		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		return -1;
+	}
+	*array = grown;
+	*capacity = next;
+	return 0;
+}
+
+/*
+ * Before `count` values of `size` bytes are allocated: refuses (-1 after a
+ * message) a count the rest of a regular file cannot hold or that does not
+ * fit in memory's address range; otherwise 0 with *first, the capacity to
+ * allocate now (all of count for a regular file, a start for a stream).
+ */
+static int plan_values(FILE *fp, uint64_t count, size_t size, const char *what,
+	const struct model *m, uint64_t *first)
+{
+	if (count > SIZE_MAX / size) {
+		fprintf(stderr, "ERROR: model too large (nr_feature %d, nr_class %d)\n",
+			m->nr_feature, m->nr_class);
+		return -1;
+	}
+	struct room r = room_left(fp);
+	if (r.known && count > r.values) {
+		fprintf(stderr, "ERROR: model file too short: its header claims %" PRIu64 " %s, "
+			"but the %" PRIu64 " bytes left can hold at most %" PRIu64 "\n",
+			count, what, r.bytes, r.values);
+		return -1;
+	}
+	*first = r.known || count < GROWTH_START ? count : GROWTH_START;
+	return 0;
+}
+
 static int read_labels(FILE *fp, struct model *m, const struct header_seen *seen)
 {
 	if (!seen->nr_class) {
 		fprintf(stderr, "ERROR: label before nr_class in model file\n");
 		return -1;
 	}
-	size_t count = m->nr_class > 0 ? (size_t)m->nr_class : 1;
-	m->label = malloc(count * sizeof *m->label);
+	uint64_t count = (uint64_t)m->nr_class, capacity;
+	if (plan_values(fp, count, sizeof *m->label, "labels", m, &capacity) != 0)
+		return -1;
+	m->label = malloc(capacity > 0 ? (size_t)capacity * sizeof *m->label : sizeof *m->label);
 	if (m->label == NULL) {
 		fprintf(stderr, "ERROR: out of memory reading the model\n");
 		return -1;
 	}
-	for (int k = 0; k < m->nr_class; k++)
+	for (uint64_t k = 0; k < count; k++) {
+		void *labels = m->label;
+		if (grow_for(&labels, &capacity, k, count, sizeof *m->label) != 0)
+			return -1;
+		m->label = labels;
 		if (read_int(fp, &m->label[k]) != 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -406,20 +496,22 @@ static int read_weights(FILE *fp, struct model *m)
 	uint64_t w_size = model_w_size(m);
 	uint64_t nr_w = (uint64_t)model_nr_w(m);
 	/* w_size <= 2^31 and nr_w < 2^31, so the product fits in 64 bits. */
-	uint64_t count = w_size * nr_w;
-	if (count > SIZE_MAX / sizeof(double)) {
-		fprintf(stderr, "ERROR: model too large (nr_feature %d, nr_class %d)\n",
-			m->nr_feature, m->nr_class);
+	uint64_t count = w_size * nr_w, capacity;
+	if (plan_values(fp, count, sizeof(double), "weights", m, &capacity) != 0)
 		return -1;
-	}
-	m->w = malloc(count > 0 ? (size_t)count * sizeof(double) : sizeof(double));
+	m->w = malloc(capacity > 0 ? (size_t)capacity * sizeof(double) : sizeof(double));
 	if (m->w == NULL) {
 		fprintf(stderr, "ERROR: out of memory reading the model\n");
 		return -1;
 	}
-	for (uint64_t i = 0; i < count; i++)
+	for (uint64_t i = 0; i < count; i++) {
+		void *w = m->w;
+		if (grow_for(&w, &capacity, i, count, sizeof(double)) != 0)
+			return -1;
+		m->w = w;
 		if (read_double(fp, &m->w[i]) != 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -95,11 +95,20 @@ static bool oneclass_alloc(struct oneclass *s)
 	return true;
 }
 
-/* LIBSVM's start: nu*l alphas at 1 in row order, the fraction after them. */
+/*
+ * LIBSVM's start: nu*l alphas at 1 in row order, the fraction after them.
+ * check_parameter refuses nu outside (0, 1], but an API caller may skip
+ * it: the mass nu*l is clamped to [0, l] first (NaN counts as 0), so no nu
+ * can index past alpha or convert an out-of-range double to int.
+ */
 static void oneclass_init(struct oneclass *s, double nu)
 {
 	int l = s->X->l;
 	double total = nu * l;
+	if (!(total > 0))
+		total = 0;
+	else if (total > l)
+		total = l;
 	int full = (int)total;
 	for (int i = 0; i < l; i++)
 		s->alpha[i] = i < full ? 1 : 0;

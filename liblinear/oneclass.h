@@ -9,6 +9,9 @@
  *
  * starting, as LIBSVM does, from alpha_i = 1 for the first floor(nu l)
  * rows, the fraction nu l - floor(nu l) for the next one and 0 after.
+ * Any nu is safe: nu l is clamped to [0, l] (NaN to 0), so nu >= 1 acts
+ * as nu = 1 and nu <= 0 as an all-zero start (check_parameter refuses
+ * nu outside (0, 1] before train gets here).
  * Writes w = sum_i alpha_i x_i (X->n doubles, overwritten) and *rho, the
  * offset of the decision value w.x - rho: the mean gradient of the free
  * alphas, or the midpoint of the interval the bounded ones allow (which

@@ -3,7 +3,9 @@
  *
  * check_parameter returns upstream's message texts in upstream's order of
  * checks (confirmed against LIBLINEAR 2.50), so the first failing rule is
- * the one reported, exactly as before.
+ * the one reported, exactly as before. One rule is ours, checked last:
+ * ONECLASS_SVM needs 0 < nu <= 1 (upstream accepts any nu and its solver
+ * then writes out of bounds).
  */
 #include <stdlib.h>
 #include "linear.h"
@@ -59,6 +61,13 @@ const char *check_parameter(const struct problem *prob, const struct parameter *
 	if (param->w_recalc && s != L2R_L2LOSS_SVC_DUAL && s != L2R_L1LOSS_SVC_DUAL)
 		return "Recalculating w in the end is only for dual solvers for "
 			"L2-regularized L1/L2-loss SVM";
+	/*
+	 * Ours, after every upstream rule (so upstream's first message stays
+	 * first): upstream 2.50 accepts any nu and then writes out of bounds.
+	 * Written so that NaN fails it too.
+	 */
+	if (s == ONECLASS_SVM && !(param->nu > 0 && param->nu <= 1))
+		return "nu <= 0 or nu > 1";
 	return NULL;
 }
 

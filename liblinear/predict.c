@@ -4,7 +4,8 @@
  * predict [options] test_file model_file output_file, options -b 0/1 and
  * -q, with upstream's output formats and messages. The test file is read
  * one row at a time, so its size does not matter. Differences, all
- * deliberate: the arguments are counted (upstream reads past argv), an
+ * deliberate: the arguments are counted (upstream reads past argv), -b
+ * must be a whole integer (ik/cli_number.h; upstream's atoi takes "1x"), an
  * empty test file is an error, input errors say why after upstream's
  * "Wrong input format at line N", and a regular output file is written
  * to a temporary file beside it and renamed into place only when all
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli_number.h"
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
@@ -47,18 +49,6 @@ static void exit_with_help(void)
 {
 	fputs(usage_text, stdout);
 	exit(1);
-}
-
-/* -m: as train's. */
-static int parse_thread_count(const char *text)
-{
-	char *end;
-	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
-		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
-		exit_with_help();
-	}
-	return (int)v;
 }
 
 struct options {
@@ -84,12 +74,14 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'b':
 			if (++i >= argc)
 				exit_with_help();
-			o->probability = atoi(argv[i]);
+			if (cli_int_option("-b", argv[i], INT_MIN, INT_MAX, &o->probability) != 0)
+				exit_with_help();
 			break;
 		case 'm':
 			if (++i >= argc)
 				exit_with_help();
-			o->threads = parse_thread_count(argv[i]);
+			if (cli_thread_count(argv[i], &o->threads) != 0)
+				exit_with_help();
 			break;
 		case 'd':
 			if (++i >= argc || ik_options_parse(&o->ik, 'd', argv[i]) != 1)

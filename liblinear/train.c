@@ -9,6 +9,8 @@
  * accepted and ignored, as upstream ignores -p for a classifier; with -k
  * the rows are mapped (ik/ik_train.h) and the model is saved with its
  * partitioning file (ik/ik_model.h). Differences, all deliberate:
+ * option values are read strictly (ik/cli_number.h: "-c 1x", "-s abc",
+ * "-e nan" are errors, not 1, 0 and NaN as upstream's atof/atoi make them),
  * an empty training file is an error instead of a model with nr_class 0,
  * input errors say why after upstream's "Wrong input format at line N",
  * file names have no length limit, and the model is written by
@@ -22,6 +24,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "cli_number.h"
 #include "find_parameters.h"
 #include "ik_model.h"
 #include "ik_options.h"
@@ -159,9 +162,21 @@ static double default_eps(int solver_type)
 	}
 }
 
-/* -wi weight: the label is the text right after "-w", as upstream's atoi. */
-static void add_class_weight(struct parameter *param, const char *label_text, const char *weight_text)
+/*
+ * -wi weight: the label is the text right after "-w" (upstream reads it
+ * with atoi; here it must be a whole integer, cli_number.h).
+ */
+static void add_class_weight(struct parameter *param, const char *option, const char *weight_text)
 {
+	long long label;
+	if (!cli_parse_integer(option + 2, INT_MIN, INT_MAX, &label)) {
+		fprintf(stderr, "ERROR: -wi needs an integer class label i right after -w, not \"%s\"\n",
+			option);
+		exit_with_help();
+	}
+	double weight;
+	if (cli_real_option(option, weight_text, &weight) != 0)
+		exit_with_help();
 	int n = param->nr_weight + 1;
 	int *labels = realloc(param->weight_label, (size_t)n * sizeof *labels);
 	if (!labels)
@@ -171,20 +186,29 @@ static void add_class_weight(struct parameter *param, const char *label_text, co
 	if (!weights)
 		exit_out_of_memory();
 	param->weight = weights;
-	labels[n - 1] = atoi(label_text);
-	weights[n - 1] = atof(weight_text);
+	labels[n - 1] = (int)label;
+	weights[n - 1] = weight;
 	param->nr_weight = n;
 }
 
-static int parse_thread_count(const char *text)
+/* A real option's value; usage and exit 1 when it is not a finite number. */
+static double real_value(char letter, const char *text)
 {
-	char *end;
-	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || v < 1 || v > INT_MAX) {
-		fprintf(stderr, "ERROR: -m needs a number of threads >= 1\n");
+	const char option[3] = { '-', letter, '\0' };
+	double v;
+	if (cli_real_option(option, text, &v) != 0)
 		exit_with_help();
-	}
-	return (int)v;
+	return v;
+}
+
+/* An integer option's value (any int); usage and exit 1 when it is not one. */
+static int int_value(char letter, const char *text)
+{
+	const char option[3] = { '-', letter, '\0' };
+	int v;
+	if (cli_int_option(option, text, INT_MIN, INT_MAX, &v) != 0)
+		exit_with_help();
+	return v;
 }
 
 /* basename(input) + ".model", in the current directory, as upstream. */
@@ -228,39 +252,40 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		const char *value = argv[++i];
 		switch (letter) {
 		case 's':
-			o->param.solver_type = atoi(value);
+			o->param.solver_type = int_value(letter, value);
 			o->solver_specified = 1;
 			break;
 		case 'c':
-			o->param.C = atof(value);
+			o->param.C = real_value(letter, value);
 			o->C_specified = 1;
 			break;
 		case 'p':
-			o->param.p = atof(value);
+			o->param.p = real_value(letter, value);
 			o->p_specified = 1;
 			break;
 		case 'n':
-			o->param.nu = atof(value);
+			o->param.nu = real_value(letter, value);
 			break;
 		case 'e':
-			o->param.eps = atof(value);
+			o->param.eps = real_value(letter, value);
 			break;
 		case 'B':
-			o->bias = atof(value);
+			o->bias = real_value(letter, value);
 			break;
 		case 'w':
-			add_class_weight(&o->param, argv[i - 1] + 2, value);
+			add_class_weight(&o->param, argv[i - 1], value);
 			break;
 		case 'v':
 			o->cross_validation = 1;
-			o->nr_fold = atoi(value);
+			o->nr_fold = int_value(letter, value);
 			if (o->nr_fold < 2) {
 				fprintf(stderr, "n-fold cross validation: n must >= 2\n");
 				exit_with_help();
 			}
 			break;
 		case 'm':
-			o->threads = parse_thread_count(value);
+			if (cli_thread_count(value, &o->threads) != 0)
+				exit_with_help();
 			break;
 		default: {
 			int ours = ik_options_parse(&o->ik, letter, value);

@@ -249,3 +249,26 @@ def test_predict_ignores_features_beyond_the_model(binaries, trained, tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(out.read_text())
     assert outs[0] == outs[1]
+
+
+# ------------------------------------------- one-class nu (issue 18)
+
+@pytest.mark.parametrize("nu", ["1e9", "2", "1.0000001", "0", "-0", "-1", "-1e300"])
+def test_oneclass_nu_outside_0_1_is_an_error(nu, binaries, data, tmp_path):
+    """Upstream 2.50 accepts any -n and then writes out of bounds (a crash
+    or a corrupt model); we refuse nu outside (0, 1] in check_parameter,
+    with or without -k, before anything is written."""
+    for extra in ([], ["-k", "anne", "-g", "4", "-t", "3"], ["-v", "3"]):
+        r = ol.run([binaries[0], "-s", "21", "-n", nu, *extra, data("heart", "heart.all"), "m"],
+                   cwd=tmp_path)
+        assert r.returncode == 1, (extra, r.stdout, r.stderr)
+        assert "ERROR: nu <= 0 or nu > 1" in r.stderr
+        assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("nu", ["1", "0.001", "1e-3"])
+def test_oneclass_nu_in_0_1_trains(nu, binaries, data, tmp_path):
+    r = ol.run([binaries[0], "-q", "-s", "21", "-n", nu, data("heart", "heart.all"), "m"],
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "m").exists()

@@ -45,3 +45,20 @@ def test_cv_output_line_format(data, binaries, tmp_path):
     r = ol.run([binaries[0], "-q", "-v", 3, heart], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert re.fullmatch(r"Cross Validation Accuracy = [0-9.]+%\n", r.stdout), r.stdout
+
+
+@pytest.mark.parametrize("options", ["-s 0", "-s 1", "-s 4", "-s 6", "-s 12", "-s 21",
+                                     "-s 2 -k anne -g 8 -t 20"])
+def test_cv_progress_lines_for_any_thread_count(options, data, binaries, tmp_path):
+    """Parallel folds (the default -m, all cores) print the progress lines
+    that -m 1 prints, in fold order (issue 18: they printed nothing)."""
+    heart = data("heart", "heart.all")
+    runs = {}
+    for threads in ([], ["-m", "1"], ["-m", "2"], ["-m", "3"]):
+        r = ol.run([binaries[0], *options.split(), *threads, "-v", "5", heart], cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        runs[" ".join(threads)] = r.stdout
+    sequential = runs.pop("-m 1")
+    assert len(sequential.splitlines()) > 5, sequential
+    for threads, out in runs.items():
+        assert out == sequential, threads

@@ -334,6 +334,42 @@ START_TEST(check_parameter_messages_in_upstream_order)
 }
 END_TEST
 
+/*
+ * Ours (upstream 2.50 accepts every nu, then its solver writes out of
+ * bounds): ONECLASS_SVM needs 0 < nu <= 1, NaN refused; the rule comes
+ * after upstream's, and other solvers ignore nu as upstream does.
+ */
+START_TEST(check_parameter_refuses_nu_outside_0_1_for_oneclass)
+{
+	const double bad[] = { 0, -0.0, -1, 1.0000001, 2, 1e9, INFINITY, -INFINITY, NAN };
+	const double good[] = { 1e-300, 0.001, 0.5, 1 };
+	struct problem prob = { .l = 0, .n = 2, .bias = -1 };
+	struct parameter param = { .solver_type = ONECLASS_SVM, .eps = 0.01, .C = 1, .p = 0.1,
+		.regularize_bias = 1 };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		param.nu = bad[i];
+		const char *got = check_parameter(&prob, &param);
+		ck_assert_msg(got != NULL && strcmp(got, "nu <= 0 or nu > 1") == 0,
+			"nu %g: got \"%s\"", bad[i], got ? got : "(null)");
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		param.nu = good[i];
+		ck_assert_ptr_null(check_parameter(&prob, &param));
+	}
+	/* upstream's rules come first */
+	param.nu = NAN;
+	param.eps = 0;
+	ck_assert_str_eq(check_parameter(&prob, &param), "eps <= 0");
+	param.eps = 0.01;
+	prob.bias = 1;
+	ck_assert_str_eq(check_parameter(&prob, &param), ONECLASS_BIAS);
+	/* nu means nothing to the other solvers */
+	prob.bias = -1;
+	param.solver_type = L2R_L2LOSS_SVC_DUAL;
+	ck_assert_ptr_null(check_parameter(&prob, &param));
+}
+END_TEST
+
 /* ---- releasing ---- */
 
 START_TEST(release_functions_clear_pointers)
@@ -384,6 +420,7 @@ static Suite *api_suite(void)
 	suite_add_tcase(s, held);
 	TCase *params = tcase_create("parameters");
 	tcase_add_test(params, check_parameter_messages_in_upstream_order);
+	tcase_add_test(params, check_parameter_refuses_nu_outside_0_1_for_oneclass);
 	tcase_add_test(params, release_functions_clear_pointers);
 	suite_add_tcase(s, params);
 	return s;

@@ -279,6 +279,33 @@ START_TEST(cell_rows_equal_sparse_rows)
 }
 END_TEST
 
+/*
+ * The solver itself survives any nu an API caller hands it (check_parameter
+ * refuses them first in train): nu*l is clamped to [0, l], so nu >= 1
+ * gives nu = 1's result (every alpha 1: w = 4 + 3 + 2 + 1) and nu <= 0 or
+ * NaN an all-zero start (w = 0). Before the clamp, NaN, 1e9 and -1
+ * indexed alpha far out of bounds.
+ */
+START_TEST(any_nu_stays_in_bounds)
+{
+	double a[4] = {4, 3, 2, 1};
+	struct dense_rows d;
+	struct row_set X = make_rows(&d, a, 4, 1);
+	const double nus[] = { 1e9, INFINITY, 2, 1.0000001, 0, -1, -1e9, -INFINITY, NAN };
+	for (size_t c = 0; c < sizeof nus / sizeof nus[0]; c++) {
+		double w = -123, rho;
+		struct rng g;
+		rng_seed(&g, 1);
+		start_capture();
+		int status = solve_oneclass_svm(&X, nus[c], 0.01, 1000, &g, &w, &rho);
+		ck_assert_msg(status == SOLVER_OK, "nu %g: status %d", nus[c], status);
+		ck_assert_msg(w == (nus[c] >= 1 ? 10 : 0), "nu %g: w %g", nus[c], w);
+	}
+	set_print_string_function(NULL);
+	free_rows(&d);
+}
+END_TEST
+
 static Suite *oneclass_suite(void)
 {
 	Suite *s = suite_create("oneclass");
@@ -290,6 +317,7 @@ static Suite *oneclass_suite(void)
 	tcase_add_test(tc, nu_one_keeps_every_alpha_at_one);
 	tcase_add_test(tc, messages_and_iteration_cap);
 	tcase_add_test(tc, cell_rows_equal_sparse_rows);
+	tcase_add_test(tc, any_nu_stays_in_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }
