@@ -254,9 +254,9 @@ clean:
 # ---- fuzzing and sanitizers (tests/fuzz/, owned by the fuzz branch) ---------
 # `make fuzz` builds the libFuzzer targets with clang into build/fuzz/ (the
 # library sources are compiled there again, instrumented, so the in-tree
-# objects are untouched), runs each for FUZZ_S seconds, merges what it
-# found into tests/fuzz/corpus/TARGET/ and keeps crashing inputs in
-# build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
+# objects are untouched), runs each for FUZZ_S seconds, merges the corpus
+# and what it found, minimised (-merge=1 into an empty folder), back into
+# tests/fuzz/corpus/TARGET/ and keeps crashing inputs in build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
 # `make fuzz-regress-found` replays tests/fuzz/found/ (the known defects;
 # it fails until they are fixed). `make sanitize-check` builds a copy of
 # the tree in build/asan with -fsanitize=address,undefined and runs the
@@ -265,15 +265,20 @@ FUZZ_CC ?= clang
 FUZZ_S ?= 60
 FUZZ_JOBS_NICE ?= nice -n 19
 FUZZ_MAX_LEN ?= 1048576
+# More libFuzzer options for `make fuzz`, e.g. FUZZ_EXTRA="-fork=1
+# -ignore_ooms=1 -ignore_crashes=1" to go on past a finding.
+FUZZ_EXTRA ?=
 FUZZ_BUILD = build/fuzz
 FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/, $(FUZZ_TARGETS))
-FUZZ_LIB_SRC = $(LIB_SRC) $(IKMAP_SRC) $(IK_SRC) $(GPU_HOST_OBJ:.o=.c) cuda/anne_gpu_none.c
+# Everything the programs link but the CUDA mapper (CPU-only); common/
+# and the BLAS choice are picked up when the tree has them.
+FUZZ_LIB_SRC = $(LIB_SRC) $(wildcard common/*.c) $(IKMAP_SRC) $(IK_SRC) $(GPU_HOST_OBJ:.o=.c) cuda/anne_gpu_none.c
 FUZZ_LIB_OBJ = $(addprefix $(FUZZ_BUILD)/obj/, $(FUZZ_LIB_SRC:.c=.o))
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Werror -g -O1 -fno-omit-frame-pointer \
-	-fopenmp $(FUZZ_SANITIZE) -Iliblinear -Iikmap -Iik -Icuda
-FUZZ_LIBS ?= -lopenblas
+	-fopenmp $(FUZZ_SANITIZE) -Iliblinear -Iikmap -Iik -Icuda -Icommon $(BLAS_CFLAGS)
+FUZZ_LIBS ?= $(if $(BLAS_CHOICE),$(BLAS_LIBS),-lopenblas)
 # Options of every run: an allocation above 256 MB, an RSS above 2 GB or
 # one input running 10 s is a finding; stdout and stderr of the code under
 # test are closed (libFuzzer keeps its own and the sanitizers' reports).
@@ -282,7 +287,7 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 UBSAN_OP
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-regress fuzz-regress-found fuzz-clean sanitize-check
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(LIB_HDR) $(IKMAP_HDR) $(IK_HDR) $(GPU_HDR)
+$(FUZZ_BUILD)/obj/%.o: %.c $(LIB_HDR) $(wildcard common/*.h) $(IKMAP_HDR) $(IK_HDR) $(GPU_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
@@ -300,13 +305,16 @@ fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		echo "== $$t: $(FUZZ_S) s"; \
 		rm -rf $(FUZZ_BUILD)/new/$$t; mkdir -p $(FUZZ_BUILD)/new/$$t $(FUZZ_BUILD)/crashes/$$t tests/fuzz/corpus/$$t; \
-		$(FUZZ_ENV) $(FUZZ_JOBS_NICE) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_S) \
+		$(FUZZ_ENV) $(FUZZ_JOBS_NICE) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) $(FUZZ_EXTRA) -max_total_time=$(FUZZ_S) \
 			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ -print_final_stats=1 \
 			$(FUZZ_BUILD)/new/$$t tests/fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
 		grep -E '^(#[0-9]+ +DONE|stat::(number_of_executed_units|peak_rss_mb)|==[0-9]+==ERROR|SUMMARY|Test unit written)' $(FUZZ_BUILD)/$$t.log; \
 		test $$rc -eq 0 || { echo "$$t: FINDING (exit $$rc), see $(FUZZ_BUILD)/$$t.log and $(FUZZ_BUILD)/crashes/$$t/"; status=1; }; \
-		$(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -merge=1 tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
-			> $(FUZZ_BUILD)/$$t.merge.log 2>&1 || { echo "$$t: merge failed, see $(FUZZ_BUILD)/$$t.merge.log"; status=1; }; \
+		rm -rf $(FUZZ_BUILD)/min/$$t; mkdir -p $(FUZZ_BUILD)/min/$$t; \
+		if $(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -merge=1 $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
+			> $(FUZZ_BUILD)/$$t.merge.log 2>&1; then \
+			rm -rf tests/fuzz/corpus/$$t; cp -R $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t; \
+		else echo "$$t: merge failed, see $(FUZZ_BUILD)/$$t.merge.log"; status=1; fi; \
 		echo "$$t: corpus now $$(ls tests/fuzz/corpus/$$t | wc -l) files, $$(cat tests/fuzz/corpus/$$t/* | wc -c) bytes"; \
 	done; exit $$status
 

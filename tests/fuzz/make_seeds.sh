@@ -54,6 +54,8 @@ head_of segment/segment.all 60 > "$work/segment60"
 head_of a9a/a9a.train 40 > "$work/a9a40"
 head_of heart/heart.all 45 | tail -n 5 > "$work/heart-test5"
 head_of a9a/a9a.train 45 | tail -n 5 > "$work/a9a-test5"
+# heart cut to its first 4 features: small .ik files (a few hundred bytes)
+cut -d ' ' -f 1-5 "$work/heart40" > "$work/heart4f"
 
 # ---- model files: every solver, with and without bias, multi-class ----
 m="$OUT/fuzz_model"
@@ -72,14 +74,14 @@ sed 's/$/\r/' "$m/heart-s2" > "$m/heart-s2-crlf"
 i="$OUT/fuzz_ikmap"
 p="$OUT/fuzz_predict_ik"
 k=0
-for spec in "heart40 heart-test5 -k anne -t 3 -g 4" \
-	"heart40 heart-test5 -k anne -S 0 -t 2 -g 3 -s 0" \
-	"heart40 heart-test5 -k iforest -t 3 -g 4" \
-	"heart40 heart-test5 -k iforest -t 2 -g 8 -s 21" \
-	"a9a40 a9a-test5 -k anne -t 4 -g 5 -s 0 -B 1" \
-	"a9a40 a9a-test5 -k iforest -t 3 -g 6 -s 12" \
-	"segment60 heart-test5 -k anne -t 2 -g 6 -s 4" \
-	"segment60 heart-test5 -k iforest -t 2 -g 6 -s 0"; do
+for spec in "heart4f heart-test5 -k anne -t 3 -g 4" \
+	"heart4f heart-test5 -k anne -S 0 -t 2 -g 3 -s 0" \
+	"heart4f heart-test5 -k iforest -t 3 -g 4" \
+	"heart4f heart-test5 -k iforest -t 2 -g 8 -s 21" \
+	"a9a40 a9a-test5 -k anne -t 2 -g 3 -s 0 -B 1" \
+	"a9a40 a9a-test5 -k iforest -t 2 -g 4 -s 12" \
+	"heart40 heart-test5 -k anne -t 2 -g 2 -s 4" \
+	"heart40 heart-test5 -k iforest -t 2 -g 3 -s 0"; do
 	set -- $spec
 	train_set=$1 test_set=$2
 	shift 2
