@@ -358,7 +358,9 @@ fuzz-seeds: fuzz-build train
 # which wrote one fails (tests/oracle/conftest.py), and so does this target
 # when any report is there at the end, whatever the exit codes said.
 # The check framework's per-test timeouts are multiplied by 10: sanitized
-# code runs several times slower.
+# code runs several times slower. No -Werror here: gcc at -O1 with the
+# sanitizers warns about format truncation where -O2/-O3 do not; the CI
+# builds with -Werror (gcc -O3, clang -O2) keep the code warning-free.
 SANITIZE_CC ?= gcc
 SANITIZE_BUILD = build/asan
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -370,7 +372,7 @@ sanitize-check:
 	rm -rf $(SANITIZE_BUILD)
 	mkdir -p $(SANITIZE_BUILD)/tree $(SANITIZE_BUILD)/reports
 	git ls-files -z -c -o --exclude-standard | xargs -0 cp -P --parents -t $(SANITIZE_BUILD)/tree
-	$(MAKE) -C $(SANITIZE_BUILD)/tree -j2 NVCC= CC=$(SANITIZE_CC) CFLAGS="$(SANITIZE_FLAGS) -Werror" \
+	$(MAKE) -C $(SANITIZE_BUILD)/tree -j2 NVCC= CC=$(SANITIZE_CC) CFLAGS="$(SANITIZE_FLAGS)" \
 		LDLIBS="-lm -fopenmp $(SANITIZE_FLAGS)" all $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t (sanitized)"; \
 		(cd $(SANITIZE_BUILD)/tree && $(SANITIZE_ENV) ./$$t) || status=1; done; \
