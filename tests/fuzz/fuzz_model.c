@@ -9,8 +9,8 @@
  * the bias node appended as predict.c appends it. Finally it is saved
  * and loaded again, and must come back the same (the format round-trips
  * every double through %.17g). Invariants checked: a classification
- * prediction is one of the model's labels, a one-class prediction is +1
- * or -1, probabilities are in [0, 1].
+ * prediction is one of the model's labels (0 for a model of no class), a
+ * one-class prediction is +1 or -1, probabilities are in [0, 1].
  */
 #include <limits.h>
 #include <math.h>
@@ -42,8 +42,11 @@ static void check_same_model(const struct model *a, const struct model *b)
 		FUZZ_CHECK(same_double(a->w[i], b->w[i]));
 }
 
+/* One of the model's labels; 0 for a model of no class (decision.c: trained on no data). */
 static int is_label(const struct model *m, double y)
 {
+	if (m->nr_class <= 0)
+		return y == 0;
 	for (int i = 0; i < m->nr_class; i++)
 		if (y == m->label[i])
 			return 1;

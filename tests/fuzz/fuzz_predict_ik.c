@@ -18,7 +18,8 @@
  *  - every '/' in the model text becomes '_', so that the trailer can only
  *    name files inside the scratch directory (model, model.ik or a name
  *    that does not exist) and the run is deterministic.
- * Invariants: a classification prediction is one of the model's labels,
+ * Invariants: a classification prediction is one of the model's labels
+ * (0 for a model of no class),
  * a one-class prediction is +1 or -1, probabilities are in [0, 1].
  */
 #include <math.h>
@@ -86,8 +87,11 @@ static unsigned char *prepare_model(const struct part *model, uint64_t checksum)
 	return text;
 }
 
+/* One of the model's labels; 0 for a model of no class (decision.c: trained on no data). */
 static int is_label(const struct model *m, double y)
 {
+	if (m->nr_class <= 0)
+		return y == 0;
 	for (int i = 0; i < m->nr_class; i++)
 		if (y == m->label[i])
 			return 1;
