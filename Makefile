@@ -305,13 +305,13 @@ fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		echo "== $$t: $(FUZZ_S) s"; \
 		rm -rf $(FUZZ_BUILD)/new/$$t; mkdir -p $(FUZZ_BUILD)/new/$$t $(FUZZ_BUILD)/crashes/$$t tests/fuzz/corpus/$$t; \
-		$(FUZZ_ENV) $(FUZZ_JOBS_NICE) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) $(FUZZ_EXTRA) -max_total_time=$(FUZZ_S) \
+		$(FUZZ_ENV) $(FUZZ_JOBS_NICE) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) $(FUZZ_EXTRA) -max_total_time=$(FUZZ_S) \
 			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ -print_final_stats=1 \
 			$(FUZZ_BUILD)/new/$$t tests/fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
 		grep -E '^(#[0-9]+ +DONE|stat::(number_of_executed_units|peak_rss_mb)|==[0-9]+==ERROR|SUMMARY|Test unit written)' $(FUZZ_BUILD)/$$t.log; \
 		test $$rc -eq 0 || { echo "$$t: FINDING (exit $$rc), see $(FUZZ_BUILD)/$$t.log and $(FUZZ_BUILD)/crashes/$$t/"; status=1; }; \
 		rm -rf $(FUZZ_BUILD)/min/$$t; mkdir -p $(FUZZ_BUILD)/min/$$t; \
-		if $(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -merge=1 $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
+		if $(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -merge=1 $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
 			> $(FUZZ_BUILD)/$$t.merge.log 2>&1; then \
 			rm -rf tests/fuzz/corpus/$$t; cp -R $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t; \
 		else echo "$$t: merge failed, see $(FUZZ_BUILD)/$$t.merge.log"; status=1; fi; \
@@ -322,7 +322,7 @@ fuzz: fuzz-build
 fuzz-regress: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		echo "== $$t: replaying tests/fuzz/corpus/$$t"; \
-		$(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -runs=0 tests/fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.regress.log 2>&1 \
+		$(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -runs=0 tests/fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.regress.log 2>&1 \
 			|| { tail -40 $(FUZZ_BUILD)/$$t.regress.log; echo "$$t: REGRESSION"; status=1; }; \
 	done; exit $$status
 
@@ -333,7 +333,7 @@ fuzz-regress-found: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		test -d tests/fuzz/found/$$t || continue; \
 		for f in tests/fuzz/found/$$t/*; do \
-			if $(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -runs=1 $$f > $(FUZZ_BUILD)/found.log 2>&1; then \
+			if $(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -runs=1 $$f > $(FUZZ_BUILD)/found.log 2>&1; then \
 				echo "ok    $$f"; else echo "FAIL  $$f"; status=1; fi; \
 		done; \
 	done; exit $$status
@@ -344,7 +344,7 @@ fuzz-seeds: fuzz-build train
 	sh tests/fuzz/make_seeds.sh $(FUZZ_BUILD)/seeds
 	@for t in $(FUZZ_TARGETS); do \
 		rm -rf tests/fuzz/corpus/$$t; mkdir -p tests/fuzz/corpus/$$t; \
-		$(FUZZ_ENV) ./$(FUZZ_BUILD)/$$t $(FUZZ_RUN_OPTS) -merge=1 tests/fuzz/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
+		$(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -merge=1 tests/fuzz/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
 			> $(FUZZ_BUILD)/$$t.seeds.log 2>&1 || { cat $(FUZZ_BUILD)/$$t.seeds.log; exit 1; }; \
 		echo "$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds kept of $$(ls $(FUZZ_BUILD)/seeds/$$t | wc -l)"; \
 	done
