@@ -255,8 +255,9 @@ clean:
 # `make fuzz` builds the libFuzzer targets with clang into build/fuzz/ (the
 # library sources are compiled there again, instrumented, so the in-tree
 # objects are untouched), runs each for FUZZ_S seconds, merges the corpus
-# and what it found, minimised (-merge=1 into an empty folder), back into
-# tests/fuzz/corpus/TARGET/ and keeps crashing inputs in build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
+# and what it found, minimised (-merge=1 into an empty folder, on edge
+# coverage only, -use_counters=0, which keeps it a few times smaller), back
+# into tests/fuzz/corpus/TARGET/ and keeps crashing inputs in build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
 # `make fuzz-regress-found` replays tests/fuzz/found/ (the known defects;
 # it fails until they are fixed). `make sanitize-check` builds a copy of
 # the tree in build/asan with -fsanitize=address,undefined and runs the
@@ -311,7 +312,7 @@ fuzz: fuzz-build
 		grep -E '^(#[0-9]+ +DONE|stat::(number_of_executed_units|peak_rss_mb)|==[0-9]+==ERROR|SUMMARY|Test unit written)' $(FUZZ_BUILD)/$$t.log; \
 		test $$rc -eq 0 || { echo "$$t: FINDING (exit $$rc), see $(FUZZ_BUILD)/$$t.log and $(FUZZ_BUILD)/crashes/$$t/"; status=1; }; \
 		rm -rf $(FUZZ_BUILD)/min/$$t; mkdir -p $(FUZZ_BUILD)/min/$$t; \
-		if $(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -merge=1 $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
+		if $(FUZZ_ENV) $(abspath $(FUZZ_BUILD))/$$t $(FUZZ_RUN_OPTS) -use_counters=0 -merge=1 $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t $(FUZZ_BUILD)/new/$$t \
 			> $(FUZZ_BUILD)/$$t.merge.log 2>&1; then \
 			rm -rf tests/fuzz/corpus/$$t; cp -R $(FUZZ_BUILD)/min/$$t tests/fuzz/corpus/$$t; \
 		else echo "$$t: merge failed, see $(FUZZ_BUILD)/$$t.merge.log"; status=1; fi; \
