@@ -351,7 +351,7 @@ fuzz-seeds: fuzz-build train
 	done
 
 # The sanitizer run: a copy of the tree (tracked files and untracked ones
-# git does not ignore) in build/asan/tree, built there with ASan and UBSan
+# git does not ignore, as they are now: deleted ones are left out) in build/asan/tree, built there with ASan and UBSan
 # (SANITIZE_CC, gcc by default: clang 14's LeakSanitizer crashes ("Tracer caught
 # signal 11") at the exit of programs that ran libomp threads), CPU-only; then its unit
 # tests and the oracle tests against its programs (LIBLINEAR_IK_BIN). Every
@@ -372,7 +372,9 @@ SANITIZE_ENV = ASAN_OPTIONS=log_path=$(CURDIR)/$(SANITIZE_BUILD)/reports/asan:de
 sanitize-check:
 	rm -rf $(SANITIZE_BUILD)
 	mkdir -p $(SANITIZE_BUILD)/tree $(SANITIZE_BUILD)/reports
-	git ls-files -z -c -o --exclude-standard | xargs -0 cp -P --parents -t $(SANITIZE_BUILD)/tree
+	git ls-files -z -c -o --exclude-standard | xargs -0 sh -c 'for f do \
+		if test -e "$$f" || test -L "$$f"; then cp -P --parents "$$f" $(SANITIZE_BUILD)/tree || exit 1; fi; \
+		done' copy-tree
 	$(MAKE) -C $(SANITIZE_BUILD)/tree -j2 NVCC= CC=$(SANITIZE_CC) CFLAGS="$(SANITIZE_FLAGS)" \
 		LDLIBS="-lm -fopenmp $(SANITIZE_FLAGS)" all $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t (sanitized)"; \
