@@ -257,7 +257,8 @@ clean:
 # objects are untouched), runs each for FUZZ_S seconds, merges the corpus
 # and what it found, minimised (-merge=1 into an empty folder, on edge
 # coverage only, -use_counters=0, which keeps it a few times smaller), back
-# into tests/fuzz/corpus/TARGET/ and keeps crashing inputs in build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
+# into tests/fuzz/corpus/TARGET/ and keeps crashing inputs in
+# build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
 # `make fuzz-regress-found` replays tests/fuzz/found/ (the known defects;
 # it fails until they are fixed). `make sanitize-check` builds a copy of
 # the tree in build/asan with -fsanitize=address,undefined and runs the
@@ -351,13 +352,16 @@ fuzz-seeds: fuzz-build train
 	done
 
 # The sanitizer run: a copy of the tree (tracked files and untracked ones
-# git does not ignore, as they are now: deleted ones are left out) in build/asan/tree, built there with ASan and UBSan
-# (SANITIZE_CC, gcc by default: clang 14's LeakSanitizer crashes ("Tracer caught
-# signal 11") at the exit of programs that ran libomp threads), CPU-only; then its unit
-# tests and the oracle tests against its programs (LIBLINEAR_IK_BIN). Every
-# report goes to build/asan/reports/ (log_path): a test that ran a program
-# which wrote one fails (tests/oracle/conftest.py), and so does this target
-# when any report is there at the end, whatever the exit codes said.
+# git does not ignore, as they are now) in build/asan/tree, built there with
+# ASan and UBSan (SANITIZE_CC, gcc by default: clang 14's LeakSanitizer
+# crashes, "Tracer caught signal 11", at the exit of programs that ran
+# libomp threads), CPU-only; then its unit tests, and the oracle tests
+# against its programs (LIBLINEAR_IK_BIN). ASan exits 86 and UBSan 87, so a
+# test expecting 0 or 1 fails; every report lands in build/asan/reports/
+# (clang's runtimes write it there by log_path; gcc's print it, and the
+# conftest block copies what a program printed there), a test that ran a
+# program which reported fails (tests/oracle/conftest.py), and so does this
+# target when any report is there at the end, whatever the exit codes said.
 # The check framework's per-test timeouts are multiplied by 10: sanitized
 # code runs several times slower. No -Werror here: gcc at -O1 with the
 # sanitizers warns about format truncation where -O2/-O3 do not; the CI
