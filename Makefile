@@ -20,6 +20,19 @@ LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
 
+# ---- common: output files written atomically, inputs that must be regular
+# files (common/*.h); compiled into liblinear.a, which every program and
+# ikmap already link. Defined before the rules that list LIB_OBJ/LIB_HDR.
+COMMON_SRC = $(wildcard common/*.c)
+COMMON_HDR = $(wildcard common/*.h)
+LIB_OBJ += $(COMMON_SRC:.c=.o)
+LIB_HDR += $(COMMON_HDR)
+ALL_CFLAGS += -Icommon
+
+common/%.o: common/%.c $(COMMON_HDR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# ---- end common ----
+
 # The GPU mapper's library (built in the GPU block at the end); named here
 # because prerequisites are expanded where a rule is read.
 GPU_LIB = cuda/libanne_gpu.a
@@ -51,14 +64,74 @@ $(LIB_SO): $(LIB_OBJ)
 tests/unit/test_%: tests/unit/test_%.c $(UNIT_HDR) $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
-# ---- ikmap: the Isolation Kernel feature map (ikmap/, needs OpenBLAS) ----
+# ---- BLAS: the SGEMM under the dense aNNE path (ikmap/gemm.[ch]) ----
+# BLAS=auto (default): OpenBLAS when `pkg-config --exists openblas`, else
+# any CBLAS that pkg-config knows as `cblas`, else the built-in kernel
+# (ikmap/sgemm.c), which needs nothing but the C compiler; no pkg-config
+# at all means built-in too. BLAS=openblas|cblas|builtin forces a choice.
+# Building prints one `BLAS: ...` line; ikmap/blas-flavour remembers the
+# choice so that switching it rebuilds what depends on it (as cuda/flavour).
+PKG_CONFIG ?= pkg-config
+BLAS ?= auto
+HAVE_PKG_CONFIG := $(shell command -v $(PKG_CONFIG) >/dev/null 2>&1 && echo yes)
+ifeq ($(HAVE_PKG_CONFIG),yes)
+BLAS_HAS_OPENBLAS := $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo yes)
+BLAS_HAS_CBLAS := $(shell $(PKG_CONFIG) --exists cblas 2>/dev/null && echo yes)
+endif
+ifeq ($(BLAS),auto)
+ifeq ($(BLAS_HAS_OPENBLAS),yes)
+BLAS_CHOICE := openblas
+else ifeq ($(BLAS_HAS_CBLAS),yes)
+BLAS_CHOICE := cblas
+else
+BLAS_CHOICE := builtin
+BLAS_WHY := $(if $(HAVE_PKG_CONFIG),no OpenBLAS or CBLAS found by pkg-config,no pkg-config found)
+endif
+else ifeq ($(BLAS),openblas)
+$(if $(BLAS_HAS_OPENBLAS),,$(error BLAS=openblas: pkg-config does not find openblas (apt-get install libopenblas-dev pkg-config)))
+BLAS_CHOICE := openblas
+else ifeq ($(BLAS),cblas)
+$(if $(BLAS_HAS_CBLAS),,$(error BLAS=cblas: pkg-config does not find cblas))
+BLAS_CHOICE := cblas
+else ifeq ($(BLAS),builtin)
+BLAS_CHOICE := builtin
+BLAS_WHY := BLAS=builtin
+else
+$(error BLAS=$(BLAS): use auto, openblas, cblas or builtin)
+endif
+ifeq ($(BLAS_CHOICE),openblas)
+BLAS_CFLAGS := -DIKMAP_BLAS_OPENBLAS $(shell $(PKG_CONFIG) --cflags openblas)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs openblas)
+BLAS_LINE := BLAS: OpenBLAS $(shell $(PKG_CONFIG) --modversion openblas) (pkg-config openblas)
+else ifeq ($(BLAS_CHOICE),cblas)
+BLAS_CFLAGS := -DIKMAP_BLAS_CBLAS $(shell $(PKG_CONFIG) --cflags cblas)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs cblas)
+BLAS_LINE := BLAS: CBLAS $(shell $(PKG_CONFIG) --modversion cblas) (pkg-config cblas)
+else
+BLAS_CFLAGS :=
+BLAS_LIBS :=
+BLAS_LINE := BLAS: built-in SGEMM ($(BLAS_WHY))
+endif
+
+ikmap/blas-flavour: FORCE
+	@$(if $(BLAS_SAID),:,echo '$(BLAS_LINE)')
+	@echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' | cmp -s - $@ || echo '$(BLAS_CHOICE) $(BLAS_CFLAGS) $(BLAS_LIBS)' > $@
+
+ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
+	$(CC) $(ALL_CFLAGS) $(BLAS_CFLAGS) -c -o $@ $<
+
+# acc += a * b as one FMA where the CPU has it (see ikmap/sgemm.c).
+ikmap/sgemm.o: ALL_CFLAGS += -ffp-contract=fast
+# ---- end BLAS ----
+
+# ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
 # It maps on a GPU through $(GPU_LIB) (the GPU block below), so whatever
 # links $(IKMAP_A) links $(IKMAP_LIBS) after it and depends on $(GPU_LIB).
 IKMAP_A = ikmap/libikmap.a
 IKMAP_SRC = $(wildcard ikmap/*.c)
 IKMAP_OBJ = $(IKMAP_SRC:.c=.o)
 IKMAP_HDR = $(wildcard ikmap/*.h)
-IKMAP_LIBS = $(GPU_LIB) -lopenblas $(GPU_LDLIBS)
+IKMAP_LIBS = $(GPU_LIB) $(BLAS_LIBS) $(GPU_LDLIBS)
 
 ikmap/%.o: ikmap/%.c $(IKMAP_HDR) $(LIB_HDR) $(GPU_HDR)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Icuda -c -o $@ $<
@@ -73,13 +146,15 @@ IKMAP_TESTS = $(filter-out tests/unit/test_ikmap_gpu, $(filter tests/unit/test_i
 $(IKMAP_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
-# Mapping time against the GEMM it is built on: `make ikmap-bench` builds it;
-# run e.g. `ikmap/bench/ikmap_bench 20000 54` (usage in the source).
-ikmap/bench/ikmap_bench: ikmap/bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
-	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+# Mapping time against the GEMM it is built on (and OpenBLAS's DGEMM):
+# `make ikmap-bench` builds it, with OpenBLAS only; run e.g.
+# `bench/ikmap_bench 20000 54` (usage in the source).
+bench/ikmap_bench: bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	@test "$(BLAS_CHOICE)" = openblas || { echo "ikmap-bench calls OpenBLAS itself; this build has $(BLAS_CHOICE)"; exit 1; }
+	$(CC) $(ALL_CFLAGS) $(BLAS_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 .PHONY: ikmap-bench
-ikmap-bench: ikmap/bench/ikmap_bench
+ikmap-bench: bench/ikmap_bench
 
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
@@ -126,20 +201,60 @@ unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do echo "== $$t"; ./$$t || status=1; done; exit $$status
 
 oracle: all
-	$(PYTHON) -m pytest -q tests/oracle
+	$(ORACLE_PYTHON) -m pytest -q tests/oracle
 
-check: all unit oracle
+# ---- make check: its dependencies first (tests/check_deps.sh) ----
+# PYTHON given (command line or environment): the oracle tests run on it;
+# not given: on the project's own .venv, which check_deps.sh creates (pip)
+# when it can, or stops at once with the apt-get line for what needs root.
+ifeq ($(origin PYTHON),file)
+ORACLE_PYTHON = $(CURDIR)/.venv/bin/python
+CHECK_DEPS_ENV = PYTHON= VENV=.venv
+else
+ORACLE_PYTHON = $(PYTHON)
+CHECK_DEPS_ENV = PYTHON="$(PYTHON)"
+endif
+
+.PHONY: check-deps check-run blas-identity check-deps-test
+check-deps:
+	@$(CHECK_DEPS_ENV) PKG_CONFIG="$(PKG_CONFIG)" CC="$(CC)" sh tests/check_deps.sh
+
+# The tests run in a sub-make, so that nothing is built before the
+# dependencies are known to be there; it does not repeat the BLAS line.
+check: check-deps
+	@echo '$(BLAS_LINE)'
+	@$(MAKE) --no-print-directory BLAS_SAID=1 check-run
+
+check-run: all unit oracle blas-identity check-deps-test
+
+# check_deps.sh itself, on simulated machines that lack packages.
+check-deps-test:
+	sh tests/test_check_deps.sh "$(ORACLE_PYTHON)"
+
+# Byte-identical results with the built-in SGEMM (SKIPPED in a builtin build).
+blas-identity: all
+	CC="$(CC)" CFLAGS="$(CFLAGS)" sh tests/blas_identity.sh
+# ---- end make check ----
 
 demo: all
 	CC="$(CC)" sh tests/demo.sh
 
-bench: all bench-ik
+bench: all bench-ik bench-blas
 	$(PYTHON) bench/run.py
+
+# The built-in SGEMM against OpenBLAS: tile shapes and whole maps, both
+# builds (bench/blas_fallback.py; bench/results/blas-fallback.md).
+bench/sgemm_shapes: bench/sgemm_shapes.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ $< $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: bench-blas
+bench-blas: all bench/sgemm_shapes bench/ik_mapping
+	$(PYTHON) bench/blas_fallback.py
 
 # The Isolation Kernel benchmarks (bench/results/ik-*.md); each script
 # keeps its measurements in a .json beside its table and skips those
 # already there, so delete the .json (or pass --fresh) to measure again.
-bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A)
+bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/ik_mapping.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 bench/lib_train: bench/lib_train.c bench/libsvm_rows.c bench/libsvm_rows.h $(LIB_HDR)
@@ -248,8 +363,9 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal
-	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/bench/ikmap_bench
+	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
+	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
+	rm -f common/*.o
 
 # ---- fuzzing and sanitizers (tests/fuzz/, owned by the fuzz branch) ---------
 # `make fuzz` builds the libFuzzer targets with clang into build/fuzz/ (the

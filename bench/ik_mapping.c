@@ -1,22 +1,24 @@
 /*
  * ik_mapping.c - times one Isolation Kernel map in one process, and one
- * OpenBLAS SGEMM of the same shape for comparison.
+ * SGEMM of the same shape from the build's BLAS (ikmap/gemm.h: OpenBLAS,
+ * another CBLAS or the built-in kernel) for comparison.
  *
  * ik_mapping FILE METHOD T PSI THREADS PATH REPS
  *   FILE: LIBSVM rows (labels ignored); METHOD: anne or iforest;
  *   PATH: auto, dense or sparse (aNNE); REPS: repetitions (best is kept).
  * Prints one line of key=value pairs: rows, dim, build_s (ikmap_build),
  * map_s (ikmap_map of every row, THREADS threads, best of REPS), and on
- * the dense aNNE path sgemm_s: the best of REPS calls of cblas_sgemm with OpenBLAS set
- * to THREADS threads, C[rows x t*psi] = A[rows x dim] B[dim x t*psi].
+ * the dense aNNE path sgemm_s: the best of REPS calls of the build's SGEMM on
+ * THREADS threads, C[rows x t*psi] = A[rows x dim] B[t*psi x dim]^T (the
+ * map's own layout); blas: which SGEMM the build uses (spaces as '_').
  * A benchmark aid (bench/ik_mapping.py drives it), not part of the
  * library.
  */
-#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "gemm.h"
 #include "ikmap.h"
 #include "libsvm_rows.h"
 
@@ -45,18 +47,18 @@ static void *checked_malloc(size_t bytes)
 static double time_sgemm(size_t rows, int dim, size_t cols, int threads, int reps)
 {
 	float *a = checked_malloc(rows * dim * sizeof *a);
-	float *b = checked_malloc((size_t)dim * cols * sizeof *b);
+	float *b = checked_malloc(cols * (size_t)dim * sizeof *b);
 	float *c = checked_malloc(rows * cols * sizeof *c);
 	for (size_t i = 0; i < rows * dim; i++)
 		a[i] = (float)((i * 7919) % 1000) / 1000.0f;
 	for (size_t i = 0; i < (size_t)dim * cols; i++)
 		b[i] = (float)((i * 104729) % 1000) / 1000.0f;
-	openblas_set_num_threads(threads);
 	double best = 1e300;
 	for (int r = 0; r < reps; r++) {
 		double t0 = now();
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols, dim,
-			1.0f, a, dim, b, (int)cols, 0.0f, c, (int)cols);
+		if (ikmap_gemm_nt_threads((int)rows, (int)cols, dim, a, dim, b, dim, c, (int)cols,
+				threads) != 0)
+			die("out of memory in the SGEMM");
 		double s = now() - t0;
 		if (s < best)
 			best = s;
@@ -104,6 +106,10 @@ int main(int argc, char **argv)
 	if (ikmap_path(map) == IKMAP_PATH_DENSE)
 		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
 			params.threads, reps));
+	/* The SGEMM's name with '_' for spaces, so that every field stays key=value. */
+	printf(" blas=");
+	for (const char *ch = ikmap_gemm_name(); *ch; ch++)
+		putchar(*ch == ' ' ? '_' : *ch);
 	printf("\n");
 	free(cells);
 	ikmap_free(map);

@@ -8,89 +8,87 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "atomic_file.h"
 #include "ik_model.h"
 #include "ik_trailer.h"
+#include "model_shape.h"
+#include "model_stream.h"
 
-/* The first bytes of every partitioning file (see ikmap_file.c, "magic"). */
-static const char partitioning_magic[8] = { 'I', 'K', 'M', 'A', 'P', '\r', '\n', 0x1a };
-
-/* A new empty file path.XXXXXX with the mode fopen would give; its name, or NULL. */
-static char *create_temp(const char *path)
+/*
+ * dir(MODEL)/basename(MODEL).ik, with *name = basename(MODEL).ik (what
+ * the trailer says); NULL (and *name NULL or to be freed) when out of memory.
+ */
+static char *default_ik_path(const char *model_file, char **name)
 {
-	size_t len = strlen(path);
-	char *temp = malloc(len + sizeof ".XXXXXX");
-	if (temp == NULL)
-		return NULL;
-	memcpy(temp, path, len);
-	memcpy(temp + len, ".XXXXXX", sizeof ".XXXXXX");
-	int fd = mkstemp(temp);
-	if (fd < 0) {
-		free(temp);
-		return NULL;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	int failed = fchmod(fd, 0666 & ~mask) != 0;
-	failed |= close(fd) != 0;
-	if (failed) {
-		unlink(temp);
-		free(temp);
-		return NULL;
-	}
-	return temp;
+	*name = ik_trailer_default_name(model_file);
+	return *name != NULL ? ik_trailer_resolve(model_file, *name) : NULL;
 }
 
-/* Appends the trailer to a complete model file and syncs it. 0 or -1. */
-static int append_trailer(const char *path, uint64_t checksum, const char *name)
+/*
+ * Refuses, before anything is written, an output path that is not a
+ * regular file or a new name. 0, or -1 after a message.
+ */
+static int check_output(const char *path, const char *what)
 {
-	FILE *fp = fopen(path, "a");
-	if (fp == NULL)
-		return -1;
-	int status = ik_trailer_write(fp, checksum, name);
-	if (fflush(fp) != 0 || ferror(fp))
-		status = -1;
-	if (status == 0 && fsync(fileno(fp)) != 0)
-		status = -1;
-	if (fclose(fp) != 0)
-		status = -1;
+	if (atomic_file_check_target(path, 0) == 0)
+		return 0;
+	fprintf(stderr, "ERROR: cannot write %s %s: %s\n", what, path, atomic_file_strerror(errno));
+	return -1;
+}
+
+int ik_model_check_outputs(const char *model_file)
+{
+	char *name;
+	char *ik_path = default_ik_path(model_file, &name);
+	int status = -1;
+	if (ik_path == NULL)
+		fprintf(stderr, "ERROR: out of memory\n");
+	else if (strpbrk(name, "\r\n") != NULL)
+		fprintf(stderr, "ERROR: with -k the model file name cannot contain a line break\n");
+	else if (check_output(model_file, "model file") == 0
+		&& check_output(ik_path, "partitioning file") == 0)
+		status = 0;
+	free(name);
+	free(ik_path);
 	return status;
 }
 
-/* The paths of one save; temporary ones are NULL until created. */
-struct save_paths {
-	char *name;		/* the .ik file's name, as the trailer says it */
-	char *ik_path;
-	char *ik_temp;
-	char *model_temp;
-};
-
-static void save_paths_free(struct save_paths *p)
-{
-	if (p->ik_temp != NULL)
-		unlink(p->ik_temp);
-	if (p->model_temp != NULL)
-		unlink(p->model_temp);
-	free(p->name);
-	free(p->ik_path);
-	free(p->ik_temp);
-	free(p->model_temp);
-}
-
-/* Writes both files under temporary names. 0, or -1 after a message. */
-static int write_temps(struct save_paths *p, const char *model_file, const struct model *m,
-	const struct ikmap *map)
+/* Writes both files under temporary names (nothing renamed yet). 0, or -1 after a message. */
+static int write_both(struct atomic_file *ik, struct atomic_file *model, const char *ik_path,
+	const char *name, const char *model_file, const struct model *m, const struct ikmap *map)
 {
 	char err[IKMAP_ERR_SIZE];
-	p->ik_temp = create_temp(p->ik_path);
-	if (p->ik_temp == NULL || ikmap_save(map, p->ik_temp, err) != 0) {
-		fprintf(stderr, "ERROR: cannot save partitioning file %s: %s\n", p->ik_path,
-			p->ik_temp == NULL ? strerror(errno) : err);
+	if (ikmap_write(map, ik->fp, err) != 0) {
+		fprintf(stderr, "ERROR: cannot save partitioning file %s: %s\n", ik_path, err);
 		return -1;
 	}
-	p->model_temp = create_temp(model_file);
-	if (p->model_temp == NULL || save_model(p->model_temp, m) != 0
-		|| append_trailer(p->model_temp, ikmap_checksum(map), p->name) != 0) {
+	if (save_model_stream(model->fp, m) != 0
+		|| ik_trailer_write(model->fp, ikmap_checksum(map), name) != 0) {
 		fprintf(stderr, "can't save model to file %s\n", model_file);
+		return -1;
+	}
+	return 0;
+}
+
+/* Commits the .ik, then the model; on failure neither temporary file stays. */
+static int commit_both(struct atomic_file *ik, struct atomic_file *model, const char *ik_path,
+	const char *model_file)
+{
+	/* Checked again here so a target that changed kind fails before either rename. */
+	if (check_output(model_file, "model file") != 0 || check_output(ik_path, "partitioning file") != 0) {
+		atomic_file_abort(ik);
+		atomic_file_abort(model);
+		return -1;
+	}
+	if (atomic_file_commit(ik) != 0) {
+		fprintf(stderr, "ERROR: cannot save partitioning file %s: %s\n", ik_path,
+			atomic_file_strerror(errno));
+		atomic_file_abort(model);
+		return -1;
+	}
+	if (atomic_file_commit(model) != 0) {
+		fprintf(stderr, "can't save model to file %s: %s\n", model_file,
+			atomic_file_strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -98,36 +96,32 @@ static int write_temps(struct save_paths *p, const char *model_file, const struc
 
 int ik_model_save(const char *model_file, const struct model *m, const struct ikmap *map)
 {
-	struct save_paths p = {0};
-	p.name = ik_trailer_default_name(model_file);
-	p.ik_path = p.name != NULL ? ik_trailer_resolve(model_file, p.name) : NULL;
-	if (p.ik_path == NULL) {
+	if (ik_model_check_outputs(model_file) != 0)
+		return -1;
+	char *name;
+	char *ik_path = default_ik_path(model_file, &name);
+	if (ik_path == NULL) {
 		fprintf(stderr, "ERROR: out of memory\n");
-		save_paths_free(&p);
+		free(name);
 		return -1;
 	}
-	if (strpbrk(p.name, "\r\n") != NULL) {
-		fprintf(stderr, "ERROR: with -k the model file name cannot contain a line break\n");
-		save_paths_free(&p);
-		return -1;
+	struct atomic_file ik, model;
+	int status = -1;
+	if (atomic_file_open(&ik, ik_path, 0) != 0) {
+		fprintf(stderr, "ERROR: cannot save partitioning file %s: %s\n", ik_path,
+			atomic_file_strerror(errno));
+	} else if (atomic_file_open(&model, model_file, 0) != 0) {
+		fprintf(stderr, "can't save model to file %s: %s\n", model_file,
+			atomic_file_strerror(errno));
+		atomic_file_abort(&ik);
+	} else if (write_both(&ik, &model, ik_path, name, model_file, m, map) != 0) {
+		atomic_file_abort(&ik);
+		atomic_file_abort(&model);
+	} else {
+		status = commit_both(&ik, &model, ik_path, model_file);
 	}
-	int status = write_temps(&p, model_file, m, map);
-	if (status == 0 && rename(p.ik_temp, p.ik_path) != 0) {
-		fprintf(stderr, "ERROR: cannot save partitioning file %s: %s\n", p.ik_path, strerror(errno));
-		status = -1;
-	}
-	if (status == 0) {
-		free(p.ik_temp);
-		p.ik_temp = NULL;	/* renamed: nothing to remove */
-		if (rename(p.model_temp, model_file) != 0) {
-			fprintf(stderr, "can't save model to file %s\n", model_file);
-			status = -1;
-		} else {
-			free(p.model_temp);
-			p.model_temp = NULL;
-		}
-	}
-	save_paths_free(&p);
+	free(name);
+	free(ik_path);
 	return status;
 }
 
@@ -162,35 +156,52 @@ static struct ikmap *load_named_map(const char *model_file, const struct model *
 	return map;
 }
 
+/*
+ * A model without a trailer, but with a partitioning file beside it under
+ * the name train -k gives it and of t*psi = nr_feature, is a -k model
+ * whose trailer was lost (a file cut short, a careless edit): refused,
+ * never predicted as a plain model. 0, or -1 after a message.
+ */
+static int refuse_lost_trailer(const char *model_file, const struct model *m)
+{
+	char *name;
+	char *path = default_ik_path(model_file, &name);
+	int t, psi, status = 0;
+	if (path == NULL) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		status = -1;
+	} else if (ikmap_peek(path, &t, &psi, NULL) == 0 && (int64_t)t * psi == m->nr_feature) {
+		fprintf(stderr, "ERROR: model file %s has no " IK_TRAILER_KEY " line (the trailer is"
+			" missing: was the file cut short?), but the partitioning file %s beside it"
+			" fits it (t*psi = %d*%d = nr_feature); refusing to predict with it as a"
+			" plain linear model\n", model_file, path, t, psi);
+		status = -1;
+	}
+	free(name);
+	free(path);
+	return status;
+}
+
 int ik_model_load_map(const char *model_file, const struct model *m, struct ikmap **map)
 {
 	*map = NULL;
 	struct ik_trailer trailer;
-	int found = ik_trailer_read(model_file, &trailer);
-	if (found <= 0)
-		return found;
+	int found = ik_trailer_read(model_file, (uint64_t)model_w_size(m) * (uint64_t)model_nr_w(m), &trailer);
+	if (found < 0)
+		return -1;
+	if (found == 0)
+		return refuse_lost_trailer(model_file, m);
 	*map = load_named_map(model_file, m, &trailer);
 	ik_trailer_free(&trailer);
 	return *map != NULL ? 0 : -1;
 }
 
-static int is_partitioning_file(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	if (fp == NULL)
-		return 0;
-	char head[sizeof partitioning_magic];
-	int yes = fread(head, 1, sizeof head, fp) == sizeof head
-		&& memcmp(head, partitioning_magic, sizeof head) == 0;
-	fclose(fp);
-	return yes;
-}
-
 void ik_model_remove_stale(const char *model_file)
 {
-	char *name = ik_trailer_default_name(model_file);
-	char *path = name != NULL ? ik_trailer_resolve(model_file, name) : NULL;
-	if (path != NULL && is_partitioning_file(path))
+	char *name;
+	char *path = default_ik_path(model_file, &name);
+	int t, psi;
+	if (path != NULL && ikmap_peek(path, &t, &psi, NULL) == 0)
 		unlink(path);
 	free(name);
 	free(path);

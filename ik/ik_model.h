@@ -4,27 +4,37 @@
  *
  * Contract.
  * Saving writes the partitioning as dir(MODEL)/basename(MODEL).ik and the
- * model with a trailer naming it. Each is first written in full under a
- * temporary name in its own directory (synced), then the .ik is renamed
- * into place, then the model. On any failure the temporary files are
- * removed and -1 is returned after a message on stderr: no model is left
- * at MODEL unless one was there before. (A crash between the two renames
- * leaves the new .ik beside the old model; loading then refuses the pair
- * by its checksum instead of predicting with the wrong partitioning.)
- * MODEL must be a regular file or a new name; a symbolic link is
- * replaced by the file, not followed.
+ * model with a trailer naming it. Both paths must be regular files or new
+ * names (through symbolic links: the file a link names is replaced);
+ * anything else (a directory, device, FIFO, socket) is refused before
+ * anything is written, and ik_model_check_outputs lets train check that
+ * before it reads any data. Each file is first written in full under a
+ * temporary name beside its target (common/atomic_file.h: synced, removed
+ * on SIGINT/SIGTERM in the programs), then the .ik is renamed into place,
+ * then the model. On any failure the temporary files are removed and -1 is
+ * returned after a message on stderr: no model is left at MODEL unless one
+ * was there before. (A crash between the two renames leaves the new .ik
+ * beside the old model; loading then refuses the pair by its checksum
+ * instead of predicting with the wrong partitioning.)
  *
  * Loading the partitioning of a model checks everything that can be
- * checked: the trailer is well formed, the file it names loads (which
- * verifies the file's own checksum), its checksum equals the trailer's,
- * and t*psi equals the model's nr_feature. Any failure is an error,
- * never a fall-back to plain linear prediction.
+ * checked: the trailer is well formed (ik_trailer.h: a cut-short trailer is
+ * refused), the file it names is a regular file (a FIFO or device is
+ * refused at once, never waited on) and loads (which verifies the file's
+ * own checksum), its checksum equals the trailer's, and t*psi equals the
+ * model's nr_feature. A model without a trailer whose
+ * dir(MODEL)/basename(MODEL).ik is a partitioning file with t*psi =
+ * nr_feature is refused too (its trailer was lost). Any failure is an
+ * error, never a fall-back to plain linear prediction.
  */
 #ifndef IK_MODEL_H
 #define IK_MODEL_H
 
 #include "ikmap.h"
 #include "linear.h"
+
+/* 0, or -1 after a message on stderr. */
+int ik_model_check_outputs(const char *model_file);
 
 /* 0, or -1 after a message on stderr. */
 int ik_model_save(const char *model_file, const struct model *m, const struct ikmap *map);

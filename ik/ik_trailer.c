@@ -2,15 +2,16 @@
  * ik_trailer.c - writing, parsing and finding the model trailer, and the
  * names it uses.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include "ik_trailer.h"
+#include "regular_file.h"
 
 #define CHECKSUM_DIGITS 16
-#define TAIL_CHUNK 4096
 
 static int name_is_writable(const char *name)
 {
@@ -75,106 +76,165 @@ int ik_trailer_parse(const char *line, size_t len, struct ik_trailer *out)
 }
 
 /*
- * Finds where the last line of fp starts and ends (end excludes a final
- * "\n"), reading backwards in chunks, so a large model costs one seek.
- * 0, or -1 on a read error.
+ * The scan below reads every character of the model once more after
+ * load_model; the FILE is private to ik_trailer_read, so the unlocked
+ * getc (POSIX) is safe and makes that pass cost far less than parsing.
  */
-static int find_last_line(FILE *fp, off_t *start, off_t *end)
-{
-	if (fseeko(fp, 0, SEEK_END) != 0)
-		return -1;
-	off_t size = ftello(fp);
-	if (size < 0)
-		return -1;
-	*end = size;
-	*start = 0;
-	char chunk[TAIL_CHUNK];
-	off_t pos = size;
-	int skip_final_newline = 1;
-	while (pos > 0) {
-		size_t n = pos < TAIL_CHUNK ? (size_t)pos : TAIL_CHUNK;
-		pos -= (off_t)n;
-		if (fseeko(fp, pos, SEEK_SET) != 0 || fread(chunk, 1, n, fp) != n)
-			return -1;
-		for (size_t i = n; i-- > 0;) {
-			if (chunk[i] != '\n')
-				continue;
-			if (skip_final_newline && pos + (off_t)i == size - 1) {
-				*end = size - 1;
-				continue;
-			}
-			*start = pos + (off_t)i + 1;
-			return 0;
-		}
-		skip_final_newline = 0;
-	}
-	return 0;
-}
 
-static int read_range(FILE *fp, off_t start, off_t end, char **text)
+/* Skips white space; returns the first other character (consumed), or EOF. */
+static int skip_space(FILE *fp)
 {
-	size_t len = (size_t)(end - start);
-	char *buf = malloc(len + 1);
-	if (buf == NULL)
-		return -1;
-	if (fseeko(fp, start, SEEK_SET) != 0 || fread(buf, 1, len, fp) != len) {
-		free(buf);
-		return -1;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
+	int c;
+	do
+		c = getc_unlocked(fp);
+	while (c != EOF && isspace(c));
+	return c;
 }
 
 /*
- * The last line of fp when it starts with the key, else *line = NULL. Only
- * the first bytes of another last line are read, however long it is.
- * 0, or -1 on a read error or when out of memory.
+ * Skips one token whose first character c was already read; when word is
+ * not NULL, returns whether the token equals it as a C string, the way
+ * load_model compares the keywords it reads (strcmp): a NUL byte ends the
+ * comparison, so the token "w\0x" is "w" to both.
  */
-static int read_trailer_line(FILE *fp, char **line, size_t *len)
+static int skip_rest_of_token(FILE *fp, int c, const char *word)
 {
-	const size_t key_len = sizeof IK_TRAILER_KEY - 1;
-	off_t start, end;
-	char *head;
-	*line = NULL;
-	if (find_last_line(fp, &start, &end) != 0)
-		return -1;
-	if (end - start < (off_t)key_len)
-		return 0;
-	if (read_range(fp, start, start + (off_t)key_len, &head) != 0)
-		return -1;
-	int is_trailer = memcmp(head, IK_TRAILER_KEY, key_len) == 0;
-	free(head);
-	if (!is_trailer)
-		return 0;
-	*len = (size_t)(end - start);
-	return read_range(fp, start, end, line);
+	size_t n = 0;
+	int same = word != NULL, ended = 0;
+	for (; c != EOF && !isspace(c); c = getc_unlocked(fp)) {
+		if (!same || ended)
+			continue;
+		if (c == '\0')
+			ended = 1;
+		else if (word[n] != '\0' && word[n] == c)
+			n++;
+		else
+			same = 0;
+	}
+	return same && word[n] == '\0';
 }
 
-int ik_trailer_read(const char *model_file, struct ik_trailer *out)
+/*
+ * Positions fp just after the last weight: the header's tokens up to "w",
+ * then nr_weights tokens (as load_model reads them). 0, or -1 when the
+ * file ends first (load_model would have refused it).
+ */
+static int skip_weights(FILE *fp, uint64_t nr_weights)
 {
-	FILE *fp = fopen(model_file, "rb");
-	if (fp == NULL) {
-		fprintf(stderr, "ERROR: cannot read model file %s: %s\n", model_file, strerror(errno));
-		return -1;
+	for (;;) {
+		int c = skip_space(fp);
+		if (c == EOF)
+			return -1;
+		if (skip_rest_of_token(fp, c, "w"))
+			break;
 	}
-	char *line;
-	size_t len;
-	int rc = read_trailer_line(fp, &line, &len);
-	fclose(fp);
-	if (rc != 0) {
-		fprintf(stderr, "ERROR: cannot read model file %s\n", model_file);
-		return -1;
+	for (uint64_t i = 0; i < nr_weights; i++) {
+		int c = skip_space(fp);
+		if (c == EOF)
+			return -1;
+		skip_rest_of_token(fp, c, NULL);
 	}
+	return 0;
+}
+
+/* Whether the line's first word is a nonempty prefix of the key, or it starts with the key. */
+static int looks_like_trailer(const char *line, size_t len)
+{
+	const size_t key_len = sizeof IK_TRAILER_KEY - 1;
+	size_t word = 0;
+	while (word < len && !isspace((unsigned char)line[word]))
+		word++;
+	if (word <= key_len)
+		return memcmp(line, IK_TRAILER_KEY, word) == 0;
+	return memcmp(line, IK_TRAILER_KEY, key_len) == 0;
+}
+
+/* The longest trailer line read: the key, the checksum and a long path. */
+#define TRAILER_LINE_MAX (sizeof IK_TRAILER_KEY + CHECKSUM_DIGITS + 2 + 65536)
+
+/*
+ * Reads the rest of the line that starts with c into line (at most
+ * TRAILER_LINE_MAX bytes, without its "\n"). Returns its length, or
+ * TRAILER_LINE_MAX + 1 when it is longer (the rest stays unread).
+ */
+static size_t read_line(FILE *fp, int c, char *line)
+{
+	size_t n = 0;
+	for (; c != EOF && c != '\n'; c = getc_unlocked(fp)) {
+		if (n == TRAILER_LINE_MAX)
+			return TRAILER_LINE_MAX + 1;
+		line[n++] = (char)c;
+	}
+	return n;
+}
+
+enum tail { TAIL_PLAIN, TAIL_TRAILER, TAIL_CUT, TAIL_EXTRA, TAIL_NO_MEMORY };
+
+/* Reads what follows the weights (see ik_trailer.h). */
+static enum tail read_tail(FILE *fp, struct ik_trailer *out)
+{
+	int c = skip_space(fp);
+	if (c == EOF)
+		return TAIL_PLAIN;
+	char *line = malloc(TRAILER_LINE_MAX + 1);
 	if (line == NULL)
-		return 0;
-	rc = ik_trailer_parse(line, len, out);
+		return TAIL_NO_MEMORY;
+	size_t len = read_line(fp, c, line);
+	enum tail tail = TAIL_TRAILER;
+	if (len <= TRAILER_LINE_MAX && !looks_like_trailer(line, len))
+		tail = TAIL_PLAIN;	/* other text after the weights: ignored, as upstream does */
+	else if (len > TRAILER_LINE_MAX)
+		tail = TAIL_CUT;
+	else {
+		int rc = ik_trailer_parse(line, len, out);
+		tail = rc == -2 ? TAIL_NO_MEMORY : rc != 0 ? TAIL_CUT : TAIL_TRAILER;
+	}
 	free(line);
-	if (rc == -2)
-		fprintf(stderr, "ERROR: out of memory\n");
-	else if (rc != 0)
-		fprintf(stderr, "ERROR: model file %s: malformed " IK_TRAILER_KEY " line\n", model_file);
-	return rc == 0 ? 1 : -1;
+	if (tail == TAIL_TRAILER && skip_space(fp) != EOF) {
+		ik_trailer_free(out);
+		tail = TAIL_EXTRA;
+	}
+	return tail;
+}
+
+int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out)
+{
+	out->name = NULL;
+	FILE *fp = regular_file_fopen_read(model_file);
+	if (fp == NULL) {
+		fprintf(stderr, "ERROR: cannot read model file %s: %s\n", model_file,
+			errno == EINVAL ? "not a regular file" : strerror(errno));
+		return -1;
+	}
+	enum tail tail = TAIL_PLAIN;
+	int failed = skip_weights(fp, nr_weights) != 0;
+	if (!failed)
+		tail = read_tail(fp, out);
+	failed = failed || ferror(fp);
+	fclose(fp);
+	if (failed) {
+		ik_trailer_free(out);
+		fprintf(stderr, "ERROR: cannot read model file %s (cut short?)\n", model_file);
+		return -1;
+	}
+	switch (tail) {
+	case TAIL_PLAIN:
+		return 0;
+	case TAIL_TRAILER:
+		return 1;
+	case TAIL_CUT:
+		fprintf(stderr, "ERROR: model file %s: malformed or cut short " IK_TRAILER_KEY
+			" line (a -k model needs its whole trailer)\n", model_file);
+		return -1;
+	case TAIL_EXTRA:
+		fprintf(stderr, "ERROR: model file %s: text after the " IK_TRAILER_KEY " line\n",
+			model_file);
+		return -1;
+	case TAIL_NO_MEMORY:
+		break;
+	}
+	fprintf(stderr, "ERROR: out of memory\n");
+	return -1;
 }
 
 void ik_trailer_free(struct ik_trailer *t)

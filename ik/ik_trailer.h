@@ -12,7 +12,17 @@
  * name, everything after the second space up to the end of the line,
  * relative to the directory of the model file (a name starting with '/'
  * is absolute). A name cannot hold '\n' or '\r'. The trailer is the last
- * line of the file; a model without one is a plain linear model.
+ * line of the file.
+ *
+ * What follows the weights decides (ik_trailer_read):
+ *  - white space only (spaces, tabs, CR, LF): a plain linear model;
+ *  - a first non-blank line whose first word is a nonempty prefix of
+ *    ik_partitioning ("i", "ik_part", ...), or that starts with
+ *    ik_partitioning: it must be one complete, well-formed trailer,
+ *    followed by white space only; else the model is refused (a -k model
+ *    cut short is never predicted as a plain one);
+ *  - any other text: ignored, as upstream's load_model ignores it (a
+ *    plain model that upstream loads, we load).
  */
 #ifndef IK_TRAILER_H
 #define IK_TRAILER_H
@@ -39,11 +49,13 @@ int ik_trailer_write(FILE *fp, uint64_t checksum, const char *name);
 int ik_trailer_parse(const char *line, size_t len, struct ik_trailer *out);
 
 /*
- * Looks at the last line of model_file. 1: a trailer (out filled);
- * 0: none, a plain model; -1: the file cannot be read or its last line
- * starts with the key but is malformed (message on stderr).
+ * Reads what follows the nr_weights weights of model_file (a model
+ * load_model accepted, whose w has nr_weights entries) by the rule above.
+ * 1: a trailer (out filled); 0: none, a plain model; -1: the file is not
+ * a regular file or cannot be read, or holds a cut-short or malformed
+ * trailer (message on stderr; out->name NULL).
  */
-int ik_trailer_read(const char *model_file, struct ik_trailer *out);
+int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out);
 
 void ik_trailer_free(struct ik_trailer *t);
 

@@ -14,11 +14,13 @@
  * streams file_x. Usage goes to stdout, errors to stderr; both exit 1, as
  * train and predict do.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli_number.h"
+#include "atomic_file.h"
 #include "ik_batch.h"
 #include "ik_options.h"
 #include "ik_train.h"
@@ -124,6 +126,12 @@ static struct libsvm_reader *open_reader(const char *path)
 static int build(const struct options *o)
 {
 	const char *data_file = o->files[0], *map_file = o->files[1];
+	/* refuse a path that is not a file before reading any data */
+	if (atomic_file_check_target(map_file, 0) != 0) {
+		fprintf(stderr, "ERROR: cannot write partitioning file %s: %s\n", map_file,
+			atomic_file_strerror(errno));
+		return 1;
+	}
 	struct libsvm_reader *r = open_reader(data_file);
 	struct libsvm_data *data = libsvm_data_read(r, -1);
 	if (!data) {
@@ -258,6 +266,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	parse_command_line(argc, argv, &o);
+	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
 	if (o.kernel_values)
 		return kernel_values(&o);
 	if (o.build_option_given)

@@ -17,12 +17,16 @@
  * Tiles: TILE_ROWS rows against about TILE_COLS columns (whole
  * partitionings) per GEMM, so the scores (TILE_ROWS x TILE_COLS floats)
  * stay in L2. Each OpenMP thread takes whole row tiles and runs its own
- * single-threaded GEMM.
+ * single-threaded GEMM, from whichever BLAS the build chose (gemm.h:
+ * OpenBLAS, another CBLAS or the built-in kernel). The cells do not
+ * depend on that choice: the bound holds for any correct float GEMM and
+ * every undecided cell is settled in double, so models and .ik files are
+ * byte-identical (tests/blas_identity.sh).
  */
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gemm.h"
 #include "ikmap_impl.h"
 
 #define TILE_ROWS 256
@@ -185,7 +189,8 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-static void map_tile(const struct ikmap *map, struct feature_node *const *rows, size_t first,
+/* 0, or -1 when the GEMM ran out of memory. */
+static int map_tile(const struct ikmap *map, struct feature_node *const *rows, size_t first,
 	int nrows, void *cells, const struct tiling *tl, struct workspace *w)
 {
 	struct ikmap_bound bound = ikmap_float_bound(map->dim);
@@ -195,8 +200,9 @@ static void map_tile(const struct ikmap *map, struct feature_node *const *rows, 
 	for (int k0 = 0; k0 < t; k0 += tl->parts) {
 		int parts = t - k0 < tl->parts ? t - k0 : tl->parts;
 		int cols = parts * psi;
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nrows, cols, ld, 1.0f,
-			w->x, ld, map->dense + (size_t)k0 * psi * ld, ld, 0.0f, w->score, cols);
+		if (ikmap_gemm_nt(nrows, cols, ld, w->x, ld, map->dense + (size_t)k0 * psi * ld, ld,
+				w->score, cols) != 0)
+			return -1;
 		for (int r = 0; r < nrows; r++) {
 			if (w->norm[r] < 0)
 				continue;
@@ -219,6 +225,7 @@ static void map_tile(const struct ikmap *map, struct feature_node *const *rows, 
 			ikmap_put_cell(map, cells, row * t + (size_t)k,
 				(uint32_t)ikmap_nearest_exact(map, rows[row], k, NULL));
 	}
+	return 0;
 }
 
 static int workspace_init(struct workspace *w, const struct ikmap *map, const struct tiling *tl)
@@ -243,11 +250,7 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 {
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
-	/* A pthreads OpenBLAS would start its own threads inside ours. */
-	int blas_parallel = openblas_get_parallel();
-	int blas_threads = openblas_get_num_threads();
-	if (blas_parallel == 1)
-		openblas_set_num_threads(1);
+	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
 	{
@@ -259,11 +262,11 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 				continue;
 			size_t first = tile * (size_t)tl.rows;
 			int nrows = count - first < (size_t)tl.rows ? (int)(count - first) : tl.rows;
-			map_tile(map, rows, first, nrows, cells, &tl, &w);
+			if (map_tile(map, rows, first, nrows, cells, &tl, &w) != 0)
+				failed = 1;
 		}
 		workspace_free(&w);
 	}
-	if (blas_parallel == 1)
-		openblas_set_num_threads(blas_threads);
+	ikmap_gemm_serial_end(blas);
 	return failed ? -1 : 0;
 }

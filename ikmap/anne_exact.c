@@ -24,7 +24,13 @@
  * rounded to float (relative error <= u + v + uv each, plus at most
  * 2^-150 absolute when subnormal); the GEMM sums d + 2 terms: the
  * products x'_i (-2 c'_i), 1 * fl32(||c'||^2) and fl32(||x'||^2) * 1, an
- * approximation of D itself. With the GEMM's own gamma_{d+2}(u):
+ * approximation of D itself. "The GEMM" is whichever the build uses
+ * (ikmap/gemm.h): OpenBLAS, another CBLAS or the built-in sgemm.c, whose
+ * contract (sgemm.h) is what this needs of any of them: each score is a
+ * float sum of exactly its d + 2 products, in any order (sgemm.c blocks
+ * k by 256 and adds the blocks' running sums: an order, no extra term;
+ * its zero padding is in rows and columns only, never along k), each
+ * product rounded once or fused. With the GEMM's own gamma_{d+2}(u):
  * |s - D| <= 1.01 gamma_{d+2}(u) (A + B)^2 + 4.01u AB + 1.01u (A^2 + B^2)
  * + tiny absolute terms <= 2 gamma_{d+3}(u) (A + B)^2
  * + 2^-140 (d + 1)(A + B + 1), using AB <= (A + B)^2 / 4.

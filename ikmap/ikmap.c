@@ -61,6 +61,10 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "no training rows or no features (n = %d, d = %d)", n, d);
 		return -1;
 	}
+	if (d > IKMAP_MAX_DIM) {
+		ikmap_error(err, "%d features: a map can have at most %d", d, IKMAP_MAX_DIM);
+		return -1;
+	}
 	if (p->psi > n) {
 		ikmap_error(err, "psi (%d) exceeds the number of training rows (%d)", p->psi, n);
 		return -1;

@@ -71,8 +71,10 @@
  * and y share a cell.
  *
  * Files. ikmap_save writes a versioned little-endian binary file
- * atomically (temporary file + rename); ikmap_load verifies it completely
- * (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
+ * atomically (temporary file + rename, common/atomic_file.h; an existing
+ * path that is not a regular file is refused, never replaced); ikmap_load
+ * reads only a regular file (never blocking on a FIFO) and verifies it
+ * completely, sizes before any allocation (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
  * checksum, known as soon as a map is built, so a model file can name the
  * partitioning it was trained on.
  *
@@ -88,6 +90,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "linear.h"
 
 #define IKMAP_ERR_SIZE 256
@@ -149,8 +152,32 @@ double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
 /* K from two rows' already computed cells. */
 double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const void *cells_y);
 
+/*
+ * The largest dimension d a map may have (build and load). Loading
+ * allocates arrays of d + 2 eight-byte entries whatever the file holds,
+ * and an unscaled map's file does not store d per feature, so this cap is
+ * what keeps a crafted file of a few hundred bytes from asking for
+ * gigabytes: 2^25 - 2 = 33554430 features (the widest LIBSVM data sets,
+ * kdd2010 at 29.9M, fit), so each such array is at most 256 MiB.
+ */
+#define IKMAP_MAX_DIM ((1 << 25) - 2)
+
+/*
+ * ikmap_save writes the file atomically (common/atomic_file.h): an
+ * existing path that is not a regular file is refused, never replaced.
+ * ikmap_write writes the same bytes into an open stream (the caller
+ * makes it atomic). ikmap_load reads only a regular file and verifies it
+ * completely. All return 0 / the map, or -1 / NULL with err set.
+ */
 int ikmap_save(const struct ikmap *map, const char *path, char *err);
+int ikmap_write(const struct ikmap *map, FILE *fp, char *err);
 struct ikmap *ikmap_load(const char *path, char *err);
+/*
+ * t and psi from the header of the partitioning file at path, reading
+ * only its first bytes (magic and version checked, nothing else): 0, or
+ * -1 with err set (not a regular file, not a partitioning file).
+ */
+int ikmap_peek(const char *path, int *t, int *psi, char *err);
 void ikmap_free(struct ikmap *map);
 
 int ikmap_t(const struct ikmap *map);

@@ -17,9 +17,14 @@
  *   u64 checksum: 64-bit FNV-1a of every byte before it
  * Doubles are stored as their IEEE-754 bit patterns.
  *
- * Loading checks the size implied by the header against the file's real
- * size before allocating anything large, then the checksum, then every
- * count, index and value, so a damaged file is refused, never trusted.
+ * Loading opens only a regular file (never blocking on a FIFO or device),
+ * checks the size implied by the header against the file's real size
+ * before allocating anything (every count but d is tied to the file's
+ * length, in 64-bit arithmetic that cannot overflow; d, which an unscaled
+ * map does not store per feature, is capped at IKMAP_MAX_DIM), then the
+ * checksum, then every count, index and value, so a damaged or crafted
+ * file is refused, never trusted (the checksum is no defence: anyone can
+ * recompute it). Saving goes through common/atomic_file.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,7 +34,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "atomic_file.h"
 #include "ikmap_impl.h"
+#include "regular_file.h"
 
 #define VERSION 1
 #define HEADER_BYTES 56
@@ -151,61 +158,38 @@ int ikmap_update_checksum(struct ikmap *map, char *err)
 	return 0;
 }
 
-static int write_all(const char *tmp, const unsigned char *buf, size_t n, char *err)
-{
-	int fd = mkstemp((char *)tmp);
-	if (fd < 0) {
-		ikmap_error(err, "cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	FILE *fp = fdopen(fd, "wb");
-	if (!fp) {
-		ikmap_error(err, "cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	/* mkstemp creates the file private (0600); a map is not a secret. */
-	int bad = fchmod(fd, 0644) != 0;
-	bad = bad || fwrite(buf, 1, n, fp) != n;
-	bad = bad || fflush(fp) != 0;
-	bad = bad || fsync(fd) != 0;
-	int saved = errno;
-	if (fclose(fp) != 0 && !bad) {
-		bad = 1;
-		saved = errno;
-	}
-	if (bad) {
-		ikmap_error(err, "cannot write %s: %s", tmp, strerror(saved));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-int ikmap_save(const struct ikmap *map, const char *path, char *err)
+int ikmap_write(const struct ikmap *map, FILE *fp, char *err)
 {
 	size_t n = file_bytes(map);
 	unsigned char *buf = malloc(n);
-	char *tmp = malloc(strlen(path) + sizeof ".XXXXXX");
-	if (!buf || !tmp) {
-		free(buf);
-		free(tmp);
+	if (!buf) {
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
 	serialize(map, buf);
-	strcpy(tmp, path);
-	strcat(tmp, ".XXXXXX");
-	int status = write_all(tmp, buf, n, err);
-	if (!status && rename(tmp, path) != 0) {
-		ikmap_error(err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		status = -1;
-	}
+	int status = fwrite(buf, 1, n, fp) == n ? 0 : -1;
+	if (status)
+		ikmap_error(err, "write error: %s", strerror(errno));
 	free(buf);
-	free(tmp);
 	return status;
+}
+
+int ikmap_save(const struct ikmap *map, const char *path, char *err)
+{
+	struct atomic_file out;
+	if (atomic_file_open(&out, path, 0) != 0) {
+		ikmap_error(err, "cannot write %s: %s", path, atomic_file_strerror(errno));
+		return -1;
+	}
+	if (ikmap_write(map, out.fp, err) != 0) {
+		atomic_file_abort(&out);
+		return -1;
+	}
+	if (atomic_file_commit(&out) != 0) {
+		ikmap_error(err, "cannot write %s: %s", path, atomic_file_strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- reading ---- */
@@ -277,7 +261,7 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 	uint64_t m = (uint64_t)h->t * h->psi;
 	int shape_ok = (h->method == IKMAP_ANNE || h->method == IKMAP_IFOREST)
 		&& h->t >= 1 && h->psi >= 1 && m <= INT_MAX - 2
-		&& h->dim >= 1 && h->dim <= INT_MAX && h->scaled <= 1;
+		&& h->dim >= 1 && h->dim <= IKMAP_MAX_DIM && h->scaled <= 1;
 	if (shape_ok && h->method == IKMAP_ANNE)
 		shape_ok = h->count1 >= 1 && h->count1 <= m && h->count2 <= h->count1 * h->dim;
 	if (shape_ok && h->method == IKMAP_IFOREST)
@@ -440,20 +424,53 @@ static int read_checked(FILE *fp, const char *path, uint64_t size, unsigned char
 	return 0;
 }
 
+/* Opens path for reading if it is a regular file; never blocks on a FIFO or device. */
+static FILE *open_regular(const char *path, char *err)
+{
+	FILE *fp = regular_file_fopen_read(path);
+	if (!fp && errno == EINVAL)
+		ikmap_error(err, "%s: not a regular file", path);
+	else if (!fp)
+		ikmap_error(err, "cannot open %s: %s", path, strerror(errno));
+	return fp;
+}
+
 static int read_file(const char *path, unsigned char **buf, uint64_t *size, char *err)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		ikmap_error(err, "cannot open %s: %s", path, strerror(errno));
+	FILE *fp = open_regular(path, err);
+	if (!fp)
 		return -1;
-	}
 	struct stat st;
 	int status = -1;
-	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-		ikmap_error(err, "%s: not a regular file", path);
+	if (fstat(fileno(fp), &st) != 0) {
+		ikmap_error(err, "cannot read %s: %s", path, strerror(errno));
 	} else {
 		*size = (uint64_t)st.st_size;
 		status = read_checked(fp, path, *size, buf, err);
+	}
+	fclose(fp);
+	return status;
+}
+
+int ikmap_peek(const char *path, int *t, int *psi, char *err)
+{
+	FILE *fp = open_regular(path, err);
+	if (!fp)
+		return -1;
+	unsigned char head[HEADER_BYTES];
+	int status = -1;
+	if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES || memcmp(head, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", path);
+	} else {
+		struct header h;
+		read_header(head, &h);
+		if (h.version != VERSION || h.t < 1 || h.t > INT_MAX || h.psi < 1 || h.psi > INT_MAX) {
+			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+		} else {
+			*t = (int)h.t;
+			*psi = (int)h.psi;
+			status = 0;
+		}
 	}
 	fclose(fp);
 	return status;

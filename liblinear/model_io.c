@@ -9,10 +9,11 @@
  * Both directions run under the C locale of the calling thread only
  * (uselocale), so a caller's locale with a decimal comma neither leaks
  * into the file nor is disturbed. save_model replaces a regular file
- * atomically: it writes a temporary file beside it (same permissions),
- * syncs it and renames it over the target, so a crash or a full disk never
- * leaves a half-written model; on failure the temporary file is removed
- * and the old model stays. Devices and pipes are written in place.
+ * atomically (common/atomic_file.h): it writes a temporary file beside it
+ * (same permissions), syncs it and renames it over the target, so a crash,
+ * a full disk or SIGINT/SIGTERM (in the programs) never leaves a
+ * half-written model; on failure the temporary file is removed and the old
+ * model stays. Devices and FIFOs are written in place, never replaced.
  * load_model accepts the header keywords in any order (nr_class before
  * label), ignores anything after the last weight, and rejects a damaged
  * file with a message on stderr instead of reading out of bounds. Sizes
@@ -38,8 +39,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "atomic_file.h"
 #include "linear.h"
 #include "model_shape.h"
+#include "model_stream.h"
 
 /* Model-file names of the solver types, indexed by the enum value. */
 static const char *const solver_names[] = {
@@ -117,104 +120,34 @@ static int write_model(FILE *fp, const struct model *m)
 	return out.failed ? -1 : 0;
 }
 
-/*
- * Creates a new file beside path (same directory, so rename is atomic)
- * with the given permissions, less the umask. Returns the open descriptor
- * and writes its name to tmp_name, or returns -1.
- */
-static int create_temp_beside(const char *path, mode_t mode, char *tmp_name, size_t cap)
-{
-	static unsigned counter;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		int n = snprintf(tmp_name, cap, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-		if (n < 0 || (size_t)n >= cap)
-			return -1;
-		int fd = open(tmp_name, O_WRONLY | O_CREAT | O_EXCL, mode);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-/* Writes a new file beside path and renames it over path. */
-static int save_atomically(const char *path, mode_t mode, const struct model *m)
-{
-	size_t cap = strlen(path) + 64;
-	char *tmp_name = malloc(cap);
-	if (tmp_name == NULL)
-		return -1;
-	int fd = create_temp_beside(path, mode, tmp_name, cap);
-	if (fd < 0) {
-		free(tmp_name);
-		return -1;
-	}
-	FILE *fp = fdopen(fd, "w");
-	if (fp == NULL) {
-		close(fd);
-		unlink(tmp_name);
-		free(tmp_name);
-		return -1;
-	}
-	int status = write_model(fp, m);
-	if (fflush(fp) != 0 || ferror(fp))
-		status = -1;
-	if (status == 0 && fsync(fileno(fp)) != 0)
-		status = -1;
-	if (fclose(fp) != 0)
-		status = -1;
-	if (status == 0 && rename(tmp_name, path) != 0)
-		status = -1;
-	if (status != 0)
-		unlink(tmp_name);
-	free(tmp_name);
-	return status;
-}
-
-/* Devices and pipes (/dev/stdout, a fifo) are written in place, as upstream does. */
-static int save_in_place(const char *path, const struct model *m)
-{
-	FILE *fp = fopen(path, "w");
-	if (fp == NULL)
-		return -1;
-	int status = write_model(fp, m);
-	if (fflush(fp) != 0 || ferror(fp))
-		status = -1;
-	if (fclose(fp) != 0)
-		status = -1;
-	return status;
-}
-
-/*
- * A regular file (through any symbolic links) is replaced atomically and
- * keeps its permissions; a new file gets what fopen would give it.
- */
-static int save_to(const char *path, const struct model *m)
-{
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return errno == ENOENT ? save_atomically(path, 0666, m) : -1;
-	if (S_ISDIR(st.st_mode))
-		return -1;
-	if (!S_ISREG(st.st_mode))
-		return save_in_place(path, m);
-	char *target = realpath(path, NULL);
-	if (target == NULL)
-		return -1;
-	int status = save_atomically(target, st.st_mode & 07777, m);
-	free(target);
-	return status;
-}
-
-int save_model(const char *model_file_name, const struct model *model_)
+/* Runs write_model under the C locale of this thread only. */
+int save_model_stream(FILE *fp, const struct model *model_)
 {
 	locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	if (c_locale == (locale_t)0)
 		return -1;
 	locale_t caller_locale = uselocale(c_locale);
-	int status = save_to(model_file_name, model_);
+	int status = write_model(fp, model_);
 	uselocale(caller_locale);
 	freelocale(c_locale);
 	return status;
+}
+
+/*
+ * A regular file (through any symbolic links) or a new name is replaced
+ * atomically and keeps its permissions; a device or FIFO is written
+ * through, as upstream does (atomic_file.h).
+ */
+int save_model(const char *model_file_name, const struct model *model_)
+{
+	struct atomic_file out;
+	if (atomic_file_open(&out, model_file_name, ATOMIC_FILE_WRITE_THROUGH) != 0)
+		return -1;
+	if (save_model_stream(out.fp, model_) != 0) {
+		atomic_file_abort(&out);
+		return -1;
+	}
+	return atomic_file_commit(&out);
 }
 
 /* ---- reading ---- */

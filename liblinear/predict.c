@@ -9,7 +9,9 @@
  * empty test file is an error, input errors say why after upstream's
  * "Wrong input format at line N", and a regular output file is written
  * to a temporary file beside it and renamed into place only when all
- * went well, so a failed run leaves no partial output.
+ * went well (common/atomic_file.h), so a failed or interrupted run
+ * (SIGINT, SIGTERM) leaves no partial output; a device or FIFO is
+ * written through, as upstream does, and never replaced.
  *
  * A model trained with -k names its partitioning file in a trailer line
  * (ik/ik_model.h). predict then loads and verifies that file (any problem
@@ -29,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli_number.h"
+#include "atomic_file.h"
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
@@ -99,96 +102,6 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	o->output_file = argv[i + 2];
 	if (ik_options_check_device(&o->ik) != 0)
 		exit(1);
-}
-
-/*
- * The output file. A regular file (or a new one) is written under a
- * temporary name in the same directory and renamed at the end. Anything
- * else (a terminal, a pipe, /dev/null, a symbolic link), or a file in a
- * directory where no temporary file can be made, is written in place,
- * as upstream does.
- */
-struct output {
-	FILE *f;
-	const char *path;
-	char *temp_path;	/* NULL when writing in place */
-};
-
-/* The mode fopen(path, "w") would give: the old file's, or 0666 less the umask. */
-static mode_t output_mode(const struct stat *old)
-{
-	if (old)
-		return old->st_mode & 07777;
-	mode_t mask = umask(0);
-	umask(mask);
-	return 0666 & ~mask;
-}
-
-/* Creates path.XXXXXX with the mode path would get. 0, or -1 with nothing left. */
-static int open_temp(struct output *out, const struct stat *old)
-{
-	size_t len = strlen(out->path);
-	char *temp = malloc(len + sizeof ".XXXXXX");
-	if (!temp)
-		return -1;
-	memcpy(temp, out->path, len);
-	memcpy(temp + len, ".XXXXXX", sizeof ".XXXXXX");
-	int fd = mkstemp(temp);
-	if (fd < 0) {
-		free(temp);
-		return -1;
-	}
-	FILE *f = NULL;
-	if (fchmod(fd, output_mode(old)) == 0)
-		f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(temp);
-		free(temp);
-		return -1;
-	}
-	out->f = f;
-	out->temp_path = temp;
-	return 0;
-}
-
-static int output_open(struct output *out, const char *path)
-{
-	out->path = path;
-	out->temp_path = NULL;
-	struct stat st;
-	int exists = lstat(path, &st) == 0;
-	if ((!exists || S_ISREG(st.st_mode)) && open_temp(out, exists ? &st : NULL) == 0)
-		return 0;
-	out->f = fopen(path, "w");
-	return out->f ? 0 : -1;
-}
-
-/* Gives up: closes and removes the temporary file. */
-static void output_discard(struct output *out)
-{
-	fclose(out->f);
-	if (out->temp_path) {
-		unlink(out->temp_path);
-		free(out->temp_path);
-	}
-}
-
-/* Closes, then renames into place. 0, or -1 with errno set (and no temporary file left). */
-static int output_commit(struct output *out)
-{
-	int error = ferror(out->f) ? EIO : 0;
-	if (fclose(out->f) != 0 && !error)
-		error = errno;
-	if (out->temp_path) {
-		if (!error && rename(out->temp_path, out->path) != 0)
-			error = errno;
-		if (error)
-			unlink(out->temp_path);
-		free(out->temp_path);
-	}
-	errno = error;
-	return error ? -1 : 0;
 }
 
 /* Running totals for the summary line(s). */
@@ -366,6 +279,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	parse_command_line(argc, argv, &o);
+	atomic_file_install_signal_cleanup();
 
 	/* the same order of checks as upstream: input, output, model */
 	struct libsvm_reader *r = libsvm_reader_open(o.test_file);
@@ -375,8 +289,8 @@ int main(int argc, char **argv)
 	}
 	/* every early return below frees what it holds, so that a run of the
 	   sanitized build (make sanitize-check) ends without a leak report */
-	struct output out;
-	if (output_open(&out, o.output_file) != 0) {
+	struct atomic_file out;
+	if (atomic_file_open(&out, o.output_file, ATOMIC_FILE_WRITE_THROUGH) != 0) {
 		fprintf(stderr, "can't open output file %s\n", o.output_file);
 		libsvm_reader_close(r);
 		return 1;
@@ -384,36 +298,37 @@ int main(int argc, char **argv)
 	struct model *m = load_model(o.model_file);
 	if (!m) {
 		fprintf(stderr, "can't open model file %s\n", o.model_file);
-		output_discard(&out);
+		atomic_file_abort(&out);
 		libsvm_reader_close(r);
 		return 1;
 	}
 	if (o.probability && !check_probability_model(m)) {
 		fprintf(stderr, "probability output is only supported for logistic regression\n");
-		output_discard(&out);
+		atomic_file_abort(&out);
 		libsvm_reader_close(r);
 		free_and_destroy_model(&m);
 		return 1;
 	}
 	struct ikmap *map;
 	if (ik_model_load_map(o.model_file, m, &map) != 0) {
-		output_discard(&out);
+		atomic_file_abort(&out);
 		libsvm_reader_close(r);
 		free_and_destroy_model(&m);
 		return 1;
 	}
 
 	struct scores s = {0};
-	int failed = predict_rows(r, out.f, m, map, &o, &s);
+	int failed = predict_rows(r, out.fp, m, map, &o, &s);
 	libsvm_reader_close(r);
 	ikmap_free(map);
 	if (failed) {
-		output_discard(&out);
+		atomic_file_abort(&out);
 		free_and_destroy_model(&m);
 		return 1;
 	}
-	if (output_commit(&out) != 0) {
-		fprintf(stderr, "can't write output file %s: %s\n", o.output_file, strerror(errno));
+	if (atomic_file_commit(&out) != 0) {
+		fprintf(stderr, "can't write output file %s: %s\n", o.output_file,
+			atomic_file_strerror(errno));
 		free_and_destroy_model(&m);
 		return 1;
 	}

@@ -26,6 +26,7 @@
 #endif
 #include "cli_number.h"
 #include "find_parameters.h"
+#include "atomic_file.h"
 #include "ik_model.h"
 #include "ik_options.h"
 #include "ik_train.h"
@@ -483,6 +484,11 @@ int main(int argc, char **argv)
 
 	/* with -k the map sees the rows without a bias node; the cell rows get their own */
 	int kernel = o.ik.kernel != IK_KERNEL_NONE;
+	/* -k writes MODEL and MODEL.ik: refuse paths that are not files before any work */
+	if (kernel && !o.find_parameters && !o.cross_validation
+		&& ik_model_check_outputs(o.model_file) != 0)
+		exit(1);
+	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
 	struct libsvm_data *data = read_training_file(o.input_file, kernel ? -1 : o.bias);
 	struct problem checked = data->prob;
 	checked.bias = o.bias;

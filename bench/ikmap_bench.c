@@ -9,7 +9,9 @@
  *   - one SGEMM and one DGEMM of the same shape (n x d x t*psi), output
  *     preallocated and touched, OpenBLAS using `threads` threads;
  *   - the dense path's own tiled SGEMMs alone (no packing, no argmin).
- * Also times an iForest map of the same rows. Each time is the best of 5,
+ * Also times an iForest map of the same rows. Calls OpenBLAS itself
+ * (its DGEMM too), so `make ikmap-bench` builds it only when the build
+ * uses OpenBLAS (BLAS block of the Makefile). Each time is the best of 5,
  * in seconds of process CPU time (all threads), which a busy shared
  * machine disturbs less than wall time; with one thread it is the wall
  * time of an idle machine. Prints no verdict: the numbers are for reports.
