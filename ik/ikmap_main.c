@@ -136,6 +136,7 @@ static int build(const struct options *o)
 	struct libsvm_data *data = libsvm_data_read(r, -1);
 	if (!data) {
 		fprintf(stderr, "%s\n", libsvm_reader_error(r));
+		libsvm_reader_close(r);
 		return 1;
 	}
 	libsvm_reader_close(r);
