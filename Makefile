@@ -375,8 +375,8 @@ clean:
 # coverage only, -use_counters=0, which keeps it a few times smaller), back
 # into tests/fuzz/corpus/TARGET/ and keeps crashing inputs in
 # build/fuzz/crashes/. `make fuzz-regress` replays the corpus once;
-# `make fuzz-regress-found` replays tests/fuzz/found/ (the known defects;
-# it fails until they are fixed). `make sanitize-check` builds a copy of
+# `make fuzz-regress-found` replays tests/fuzz/found/ (the inputs that
+# found defects, all fixed: regression tests). `make sanitize-check` builds a copy of
 # the tree in build/asan with -fsanitize=address,undefined and runs the
 # unit tests and the CLI tests against it. See tests/fuzz/README.md.
 FUZZ_CC ?= clang
