@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "linear.h"
 
 /* A broken invariant: abort() so that libFuzzer keeps the input. */
 #define FUZZ_CHECK(cond)                                                            \
@@ -129,6 +130,17 @@ static inline unsigned char *fuzz_copy(const uint8_t *data, size_t size)
 	if (size > 0)
 		memcpy(copy, data, size);
 	return copy;
+}
+
+/* One of the model's labels; 0 for a model of no class (decision.c: trained on no data). */
+static inline int fuzz_is_label(const struct model *m, double y)
+{
+	if (m->nr_class <= 0)
+		return y == 0;
+	for (int i = 0; i < m->nr_class; i++)
+		if (y == m->label[i])
+			return 1;
+	return 0;
 }
 
 #endif /* FUZZ_COMMON_H */

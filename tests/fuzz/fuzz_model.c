@@ -42,17 +42,6 @@ static void check_same_model(const struct model *a, const struct model *b)
 		FUZZ_CHECK(same_double(a->w[i], b->w[i]));
 }
 
-/* One of the model's labels; 0 for a model of no class (decision.c: trained on no data). */
-static int is_label(const struct model *m, double y)
-{
-	if (m->nr_class <= 0)
-		return y == 0;
-	for (int i = 0; i < m->nr_class; i++)
-		if (y == m->label[i])
-			return 1;
-	return 0;
-}
-
 /* A few rows: empty, small indices, the last feature, beyond the model. */
 static void predict_rows(const struct model *m)
 {
@@ -97,10 +86,10 @@ static void predict_rows(const struct model *m)
 		if (check_oneclass_model(m))
 			FUZZ_CHECK(y == 1 || y == -1);
 		else if (!check_regression_model(m))
-			FUZZ_CHECK(is_label(m, y));
+			FUZZ_CHECK(fuzz_is_label(m, y));
 		if (check_probability_model(m)) {
 			y = predict_probability(m, x, prob);
-			FUZZ_CHECK(is_label(m, y));
+			FUZZ_CHECK(fuzz_is_label(m, y));
 			for (int k = 0; k < nr_class; k++)
 				FUZZ_CHECK(isnan(prob[k]) || (prob[k] >= 0 && prob[k] <= 1));
 		}

@@ -87,17 +87,6 @@ static unsigned char *prepare_model(const struct part *model, uint64_t checksum)
 	return text;
 }
 
-/* One of the model's labels; 0 for a model of no class (decision.c: trained on no data). */
-static int is_label(const struct model *m, double y)
-{
-	if (m->nr_class <= 0)
-		return y == 0;
-	for (int i = 0; i < m->nr_class; i++)
-		if (y == m->label[i])
-			return 1;
-	return 0;
-}
-
 /* predict.c's predict_mapped, with the invariants checked on each row. */
 static void predict_mapped(const struct model *m, const struct ikmap *map, const struct part *rows)
 {
@@ -124,9 +113,9 @@ static void predict_mapped(const struct model *m, const struct ikmap *map, const
 			if (check_oneclass_model(m))
 				FUZZ_CHECK(y == 1 || y == -1);
 			else if (!check_regression_model(m))
-				FUZZ_CHECK(is_label(m, y));
+				FUZZ_CHECK(fuzz_is_label(m, y));
 			if (check_probability_model(m)) {
-				FUZZ_CHECK(is_label(m, predict_probability(m, x, prob)));
+				FUZZ_CHECK(fuzz_is_label(m, predict_probability(m, x, prob)));
 				for (int k = 0; k < m->nr_class; k++)
 					FUZZ_CHECK(isnan(prob[k]) || (prob[k] >= 0 && prob[k] <= 1));
 			}
