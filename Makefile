@@ -291,7 +291,8 @@ NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvc
 endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3
-DATA_DIR ?= ../shared/data
+# The datasets: LIBLINEAR_IK_DATA when set (as the tests and .ci/run read it), else ../shared/data.
+DATA_DIR ?= $(or $(LIBLINEAR_IK_DATA),../shared/data)
 GPU_HOST_OBJ = cuda/anne_bound.o cuda/anne_plan.o
 ifneq ($(strip $(NVCC)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
