@@ -1,0 +1,234 @@
+/*
+ * liblinear_ik.h - the Isolation Kernel of LIBLINEAR-IK as a C library
+ * (libliblinear-ik.so.1, pkg-config name liblinear-ik): build a map, map
+ * rows, train / cross-validate / search psi and C with it, save and load
+ * the model pair (MODEL + MODEL.ik), predict on raw rows.
+ *
+ * Contract.
+ *
+ * Rows are upstream's (linear.h): struct feature_node arrays with 1-based
+ * strictly ascending indices, ended by index -1. A struct problem is
+ * upstream's too: when prob->bias >= 0 the last node of every row is the
+ * bias node (index prob->n) and prob->n counts it, exactly as upstream's
+ * train() takes it; the map never sees that node (the mapped rows get a
+ * bias feature t*psi + 1 of their own, as `train -B` gives them).
+ *
+ * A map (struct lik_map) is t random partitionings of the input space
+ * (aNNE Voronoi cells or iForest trees, the CLI's -k types); a row maps to
+ * t cells, cell k in 0..psi-1 of partitioning k, which the solvers see as
+ * the features k*psi + cell + 1 of value 1/sqrt(t), so that
+ * K(x, y) = (shared cells) / t = x' . y'. Maps depend only on the rows,
+ * the parameters and the seed: never on the thread count or the device.
+ * A map is read-only once built or loaded: several threads may map with
+ * one map at once.
+ *
+ * A model (struct lik_model) owns an upstream struct model (unchanged,
+ * so linear.h's functions accept lik_model_linear()'s pointer) and, for a
+ * -k model, its map; a plain model has no map. predict* functions take RAW
+ * rows and map them first when the model has a map.
+ *
+ * Files: lik_model_save writes MODEL (upstream's format, then one trailer
+ * line "ik_partitioning <checksum> <name>") and MODEL.ik (the map), each
+ * written in full under a temporary name and renamed into place, .ik
+ * first; lik_model_load loads a plain model or a pair and refuses a pair
+ * whose map is missing, damaged, of another checksum or of another width
+ * (t*psi != nr_feature), never falling back to a plain model. These are
+ * the files `train -k` writes and `predict` reads.
+ *
+ * Errors. Every function that can fail takes struct lik_error *err (may
+ * be NULL) and reports the failure there: a code (enum lik_status) and a
+ * one-line message, and returns NULL, -1 or NaN as stated. The library
+ * never exits and never prints except through the print hook
+ * (lik_set_print_string_function; training progress, as upstream's
+ * train() prints it). Functions that succeed set err->code to LIK_OK.
+ *
+ * Threads: threads <= 0 means OpenMP's default; lik_set_threads sets that
+ * default for training in this library. Results never depend on it.
+ *
+ * Memory: what a lik_* function returns is freed by the matching
+ * lik_*_free, or by lik_free for byte buffers.
+ */
+#ifndef LIBLINEAR_IK_H
+#define LIBLINEAR_IK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "linear.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBLINEAR_IK_VERSION 100	/* 1.00; the soname's major is 1 */
+
+enum lik_status {
+	LIK_OK = 0,
+	LIK_EINVAL = 1,		/* a bad argument or parameter (Python: ValueError) */
+	LIK_EDATA = 2,		/* bad rows: non-finite values, bad indices, too few rows */
+	LIK_EIO = 3,		/* a file cannot be opened, read or written (OSError) */
+	LIK_ENOMEM = 4,		/* out of memory (MemoryError) */
+	LIK_EDEVICE = 5,	/* device LIK_DEVICE_GPU asked for and not usable */
+	LIK_EMODEL = 6		/* a model or map that is damaged or does not match (ValueError) */
+};
+
+#define LIK_MESSAGE_SIZE 512
+
+struct lik_error {
+	int code;			/* enum lik_status */
+	char message[LIK_MESSAGE_SIZE];	/* one line, no newline; "" when code is LIK_OK */
+};
+
+enum lik_kernel { LIK_KERNEL_ANNE = 1, LIK_KERNEL_IFOREST = 2 };	/* -k 1|anne, 2|iforest */
+enum lik_device { LIK_DEVICE_CPU = 0, LIK_DEVICE_GPU = 1, LIK_DEVICE_AUTO = 2 };	/* -d */
+
+/* The map's parameters: the CLI's -k -t -g -r -S -d -m. */
+struct lik_map_params {
+	int kernel;		/* enum lik_kernel */
+	int t;			/* partitionings, >= 1 (-t) */
+	int psi;		/* rows sampled per partitioning, 1..rows (-g) */
+	uint64_t seed;		/* -r */
+	int scale;		/* 1: max-abs feature scaling before aNNE distances (-S) */
+	int device;		/* enum lik_device, where rows are mapped (-d) */
+	int threads;		/* -m; <= 0: OpenMP's default */
+};
+
+/* The CLI's defaults for kernel: t 100, its default psi, seed 1, scale 1, device auto, threads 0. */
+void lik_map_params_default(struct lik_map_params *p, int kernel);
+
+int lik_version(void);
+
+/* Training's progress lines go to print_func (NULL: stdout), as linear.h's hook. */
+void lik_set_print_string_function(void (*print_func)(const char *));
+void lik_set_threads(int threads);
+
+/* ---- maps ---- */
+struct lik_map;
+
+/* A map of prob's rows (without their bias nodes). NULL on error (psi > rows is LIK_EINVAL). */
+struct lik_map *lik_map_build(const struct problem *prob, const struct lik_map_params *params,
+	struct lik_error *err);
+
+/*
+ * Maps rows[0..count-1] (no bias nodes; features above the map's dim are
+ * ignored) to count * t cells, row-major: cells[r*t + k] in 0..psi-1.
+ * device and threads as in struct lik_map_params. 0, or -1.
+ */
+int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	uint32_t *cells, int device, int threads, struct lik_error *err);
+
+void lik_map_free(struct lik_map **map);
+
+int lik_map_kernel(const struct lik_map *map);	/* enum lik_kernel */
+int lik_map_t(const struct lik_map *map);
+int lik_map_psi(const struct lik_map *map);
+int lik_map_dim(const struct lik_map *map);	/* the largest feature index it was built on */
+uint64_t lik_map_seed(const struct lik_map *map);
+int lik_map_scaled(const struct lik_map *map);
+uint64_t lik_map_checksum(const struct lik_map *map);	/* as the trailer line states it */
+double lik_map_cell_value(const struct lik_map *map);	/* 1/sqrt(t) */
+
+/* K(x, y) in [0, 1], or NaN on error. */
+double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
+	const struct feature_node *y, struct lik_error *err);
+/* out[i*ny + j] = K(x_i, y_j) (row-major nx x ny). 0, or -1. */
+int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, size_t nx,
+	struct feature_node *const *y, size_t ny, double *out, int threads, struct lik_error *err);
+
+/*
+ * The map as the exact bytes of its .ik file, and back (every check that
+ * loading a .ik file makes). *bytes is freed with lik_free. 0 / the map,
+ * or -1 / NULL.
+ */
+int lik_map_to_bytes(const struct lik_map *map, unsigned char **bytes, size_t *size,
+	struct lik_error *err);
+struct lik_map *lik_map_from_bytes(const void *bytes, size_t size, struct lik_error *err);
+void lik_free(void *p);
+
+/* ---- models ---- */
+struct lik_model;
+
+/*
+ * Trains as linear.h's train() does; with kernel != NULL first builds a
+ * map of prob's rows with those parameters, maps them and trains on the
+ * cells (train -k). lik_train_with_map uses a given map instead (copied).
+ * NULL on error (check_parameter's message is LIK_EINVAL).
+ */
+struct lik_model *lik_train(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, struct lik_error *err);
+struct lik_model *lik_train_with_map(const struct problem *prob, const struct parameter *param,
+	const struct lik_map *map, struct lik_error *err);
+
+/* cross_validation() with an optional kernel (train -k -v): target[prob->l]. 0, or -1. */
+int lik_cross_validation(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double *target, struct lik_error *err);
+
+/*
+ * find_parameters() with an optional kernel (train -C [-k]). With a kernel
+ * whose psi is 0, psi is searched too (the CLI's -C -k without -g) and
+ * *best_psi is set; else *best_psi is kernel->psi (0 without a kernel).
+ * start_C / start_p < 0: the automatic start, as upstream. Score: CV
+ * accuracy in [0, 1], or the CV MSE for -s 11. Progress lines go to the
+ * print hook. 0, or -1.
+ */
+int lik_find_parameters(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
+	int *best_psi, double *best_C, double *best_p, double *best_score, struct lik_error *err);
+
+/* A model of a copy of linear (all of it) and a copy of map (NULL: plain). NULL on error (a width mismatch is LIK_EMODEL). */
+struct lik_model *lik_model_assemble(const struct model *linear, const struct lik_map *map,
+	struct lik_error *err);
+
+void lik_model_free(struct lik_model **model);
+
+/* The upstream model it owns (valid while the lik_model lives): linear.h's get_* work on it. */
+const struct model *lik_model_linear(const struct lik_model *model);
+/* Its map, or NULL for a plain model (owned by the model). */
+const struct lik_map *lik_model_map(const struct lik_model *model);
+
+int lik_model_nr_class(const struct lik_model *model);
+int lik_model_nr_feature(const struct lik_model *model);	/* t*psi for a -k model */
+void lik_model_labels(const struct lik_model *model, int *labels);	/* nr_class of them */
+int lik_model_is_probability(const struct lik_model *model);	/* check_probability_model */
+int lik_model_is_regression(const struct lik_model *model);
+int lik_model_is_oneclass(const struct lik_model *model);
+
+/* The pair MODEL + MODEL.ik (a plain model: MODEL only, a stale MODEL.ik removed). 0, or -1. */
+int lik_model_save(const char *model_file, const struct lik_model *model, struct lik_error *err);
+/* A plain model or a verified pair. NULL on error (LIK_EIO: cannot read; LIK_EMODEL: damaged or mismatched). */
+struct lik_model *lik_model_load(const char *model_file, struct lik_error *err);
+
+/* The pair as one byte buffer (for pickling), and back (every check of lik_model_load). */
+int lik_model_to_bytes(const struct lik_model *model, unsigned char **bytes, size_t *size,
+	struct lik_error *err);
+struct lik_model *lik_model_from_bytes(const void *bytes, size_t size, struct lik_error *err);
+
+/* ---- prediction on raw rows (mapped first for a -k model) ---- */
+
+/* As linear.h's predict, predict_values, predict_probability; NaN on error (out of memory). */
+double lik_predict(const struct lik_model *model, const struct feature_node *x, struct lik_error *err);
+double lik_predict_values(const struct lik_model *model, const struct feature_node *x,
+	double *dec_values, struct lik_error *err);
+double lik_predict_probability(const struct lik_model *model, const struct feature_node *x,
+	double *prob_estimates, struct lik_error *err);
+
+enum lik_output { LIK_OUTPUT_LABEL = 0, LIK_OUTPUT_VALUES = 1, LIK_OUTPUT_PROBABILITY = 2 };
+
+/* How many numbers per row `what` gives: 0, nr_w (decision values) or nr_class (probabilities). */
+int lik_model_nr_outputs(const struct lik_model *model, int what);
+
+/*
+ * Predicts rows[0..count-1] at once (mapped in batches on device, with
+ * threads, as in struct lik_map_params; the CPU for a plain model):
+ * labels[count], and with what != LIK_OUTPUT_LABEL out[count *
+ * lik_model_nr_outputs] row-major (out may be NULL for labels only).
+ * Identical to calling lik_predict* row by row. 0, or -1 (probability
+ * asked of a model without it is LIK_EINVAL).
+ */
+int lik_predict_rows(const struct lik_model *model, struct feature_node *const *rows, size_t count,
+	int what, double *labels, double *out, int device, int threads, struct lik_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBLINEAR_IK_H */
