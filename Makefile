@@ -232,9 +232,6 @@ ik/liblinear_ik.map: ik/liblinear_ik.h
 	  sed -n 's/^[a-z].*[ *]\(lik_[a-z0-9_]*\)(.*/\1/p' $< | sort -u | sed 's/.*/		&;/'; \
 	  echo '	local: *;'; echo '};'; } > $@
 
-ik/liblinear-ik.pc: ik/liblinear-ik.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PRIVATE_LIBS@|$(strip $(BLAS_LIBS) $(GPU_LDLIBS) -lm -fopenmp)|' $< > $@
-
 all lib: $(LIK_SO) $(LIK_A)
 
 $(LIK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(LIK_A) $(LIB_A) $(GPU_LIB)
@@ -242,18 +239,20 @@ $(LIK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(
 
 .PHONY: install-lik
 install: install-lik
-install-lik: all ik/liblinear-ik.pc
+# liblinear-ik.pc: Libs.private is what a static link (pkg-config --static) adds.
+install-lik: all
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 644 ik/liblinear_ik.h $(DESTDIR)$(PREFIX)/include/liblinear_ik.h
 	install -m 755 $(LIK_SO) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.so.$(LIK_SHVER)
 	ln -sf libliblinear-ik.so.$(LIK_SHVER) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.so
 	install -m 644 $(LIK_A) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.a
-	install -m 644 ik/liblinear-ik.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear-ik.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PRIVATE_LIBS@|$(strip -llinear $(BLAS_LIBS) $(GPU_LDLIBS) -lm -fopenmp)|' \
+		ik/liblinear-ik.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear-ik.pc
 
 clean: clean-lik
 .PHONY: clean-lik
 clean-lik:
-	rm -f ik/*.so ik/*.so.* ik/*.a ik/liblinear-ik.pc ik/liblinear_ik.map
+	rm -f ik/*.so ik/*.so.* ik/*.a ik/liblinear_ik.map
 # ---- end lik ----
 
 # Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.

@@ -285,3 +285,43 @@ def test_a_program_links_both_libraries(tmp_path):
     # without a bias the plain model's line passes through the origin: it gets
     # the far class only; the kernel's cells separate the two clusters
     assert r.stdout.splitlines()[-1].split() == ["2", "16", "3", "6"]
+
+
+def test_readme_example_builds_with_pkg_config(tmp_path):
+    """The README's C example, built with pkg-config against a staged
+    `make install DESTDIR=... PREFIX=/usr/local`, trains, saves, loads, predicts."""
+    readme = (ol.REPO / "README.md").read_text()
+    m = re.search(r"<!-- lik-example -->\n```c\n(.*?)```", readme, re.S)
+    assert m, "README.md has no <!-- lik-example --> block"
+    stage = tmp_path / "stage"
+    r = ol.run(["make", "-s", "--no-print-directory", "install", f"DESTDIR={stage}", "PREFIX=/usr/local"],
+        cwd=ol.REPO, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    prefix = stage / "usr" / "local"
+    env_pc = {"PKG_CONFIG_PATH": str(prefix / "lib" / "pkgconfig")}
+    r = subprocess.run(["pkg-config", f"--define-variable=prefix={prefix}", "--cflags", "--libs",
+                        "liblinear-ik"], capture_output=True, text=True, env={**env_pc, "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    flags = r.stdout.split()
+    assert f"-I{prefix}/include" in flags and "-lliblinear-ik" in flags
+    source = tmp_path / "example.c"
+    source.write_text(m.group(1))
+    r = ol.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", source, *flags, "-o", tmp_path / "example"])
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([tmp_path / "example"], cwd=tmp_path, capture_output=True, text=True,
+        env={"LD_LIBRARY_PATH": str(prefix / "lib")}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    # the progress lines of training come first (the print hook is stdout)
+    results = lines[-9:]
+    assert results[-1] == "nr_feature 200"
+    labels = [float(line.split()[0]) for line in results[:8]]
+    assert labels == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert all(float(line.split()[1]) > 0.5 for line in results[:4])
+    assert (tmp_path / "example.model").exists() and (tmp_path / "example.model.ik").exists()
+    # the pair it wrote is one `predict` reads
+    data = tmp_path / "rows"
+    data.write_text("1 1:0.1 2:0.2\n2 1:0.9 2:0.8\n")
+    r = ol.run([ol.PREDICT, data, tmp_path / "example.model", tmp_path / "out"])
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out").read_text().split() == ["1", "2"]
