@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "ikmap.h"
+#include "liblinear_ik.h"
 
 /*
  * The defaults of psi and -S were chosen by 5-fold cross-validation on the
@@ -61,7 +62,7 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value);
  */
 int ik_options_check_device(const struct ik_options *o);
 
-/* The ikmap parameters of -k, -t, -r, -S with the given psi and thread count. */
-struct ikmap_params ik_options_map_params(const struct ik_options *o, int psi, int threads);
+/* The library's map parameters (liblinear_ik.h) of -k, -t, -g, -r, -S, -d and -m threads. */
+struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads);
 
 #endif /* IK_OPTIONS_H */
