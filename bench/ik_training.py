@@ -3,7 +3,7 @@
 cell rows (rows.h ROWS_CELLS) against upstream LIBLINEAR 2.50 on the same
 mapped rows as feature_node rows.
 
-a9a.train is mapped by `ikmap/ikmap` (aNNE, t = 100, psi = 64 and 1024,
+a9a.train is mapped by `tools/ikmap` (aNNE, t = 100, psi = 64 and 1024,
 seed 1). Then, for -s 1 and -s 2 with C = 1:
   time: in this one process, our train_rows() (liblinear.so.6, ctypes) on
       the cells against upstream's train() (liblinear-official's library)
