@@ -5,7 +5,7 @@
  * -q, with upstream's output formats and messages. The test file is read
  * one row at a time, so its size does not matter. Differences, all
  * deliberate: the arguments are counted (upstream reads past argv), -b
- * must be a whole integer (ik/cli_number.h; upstream's atoi takes "1x"), an
+ * must be a whole integer (tools/cli_number.h; upstream's atoi takes "1x"), an
  * empty test file is an error, input errors say why after upstream's
  * "Wrong input format at line N", and a regular output file is written
  * to a temporary file beside it and renamed into place only when all
@@ -18,7 +18,7 @@
  * file in a trailer line (ik/ik_model.h); lik_model_load loads and
  * verifies that file (any problem is an error: never a silent linear
  * prediction). The test rows are read in batches of IK_BATCH_ROWS
- * (ik/ik_batch.h) and given to lik_predict_rows, which maps a -k model's
+ * (tools/ik_batch.h) and given to lik_predict_rows, which maps a -k model's
  * rows and predicts the mapped rows with the public
  * predict()/predict_probability(), so the arithmetic is exactly upstream's
  * on the rows `ikmap` prints. -m threads and -d device (LIBLINEAR-IK
