@@ -24,12 +24,12 @@ STAGED = os.path.join(HERE, "_csrc")
 SOURCE_DIRS = ["liblinear", "common", "ikmap", "ik", "cuda", "tools"]
 SOURCE_SUFFIXES = (".c", ".h", ".cu", ".in")
 # The libraries the package loads; the second exists once the kernel's C API is built.
-LIBRARIES = ["liblinear/liblinear.so.6", "ik/libliblinear-ik.so.1", "libliblinear-ik.so.1",
-             "liblinear/libliblinear-ik.so.1"]
+LIBRARIES = ["liblinear/liblinear.so.6", "ik/libliblinear-ik.so.1"]
 
 
 def source_root():
-    if os.path.isfile(os.path.join(STAGED, "Makefile")):
+    """_csrc/ in an unpacked sdist (it has PKG-INFO), else the repository above python/."""
+    if os.path.isfile(os.path.join(HERE, "PKG-INFO")) and os.path.isfile(os.path.join(STAGED, "Makefile")):
         return STAGED
     parent = os.path.dirname(HERE)
     if os.path.isfile(os.path.join(parent, "Makefile")) and os.path.isdir(os.path.join(parent, "liblinear")):
@@ -68,14 +68,11 @@ class BuildWithLibraries(build_py):
         print("liblinear-ik: building the C libraries: %s (in %s)" % (" ".join(make), scratch))
         subprocess.check_call(make, cwd=scratch)
         package_dir = os.path.join(self.build_lib, "liblinear")
-        found = 0
         for rel in LIBRARIES:
             path = os.path.join(scratch, rel)
-            if os.path.isfile(path):
-                shutil.copy2(path, os.path.join(package_dir, os.path.basename(rel)))
-                found += 1
-        if not os.path.isfile(os.path.join(package_dir, "liblinear.so.6")):
-            sys.exit("liblinear-ik: make did not produce liblinear/liblinear.so.6")
+            if not os.path.isfile(path):
+                sys.exit("liblinear-ik: make did not produce %s" % rel)
+            shutil.copy2(path, os.path.join(package_dir, os.path.basename(rel)))
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -84,10 +81,16 @@ class SdistWithSources(sdist):
 
     def run(self):
         root = source_root()
-        if root != STAGED:
+        if root == STAGED:  # an sdist made from an sdist carries the same sources
+            super().run()
+            return
+        shutil.rmtree(STAGED, ignore_errors=True)
+        copy_sources(root, STAGED)
+        try:
+            super().run()
+        finally:
+            # staged only for the archive: an in-tree build takes the repository's own sources
             shutil.rmtree(STAGED, ignore_errors=True)
-            copy_sources(root, STAGED)
-        super().run()
 
 
 class BinaryDistribution(Distribution):

@@ -8,7 +8,7 @@ LIK_EINVAL, LIK_EDATA, LIK_EMODEL and LIK_EDEVICE -> ValueError, LIK_EIO ->
 OSError, LIK_ENOMEM -> MemoryError.
 """
 import ctypes
-import math
+import os
 import re
 from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
 
@@ -434,28 +434,21 @@ def _wrap_model(handle):
     return m
 
 
-def free_model_handle(handle):
-    if handle is not None and handle.value and _lib is not None:
-        _lib.lik_model_free(byref(handle))
-
-
-def _model_handle(m):
-    """The lik_model behind a Python model; a plain model made by upstream's path is assembled once."""
-    handle = getattr(m, '_lik_handle', None)
+def _plain_handle(m):
+    """The lik_model behind a Python model: its own for a library-made model, else a copy assembled
+    once (a plain model trained or loaded by upstream's path), freed with the model."""
+    handle = m.__dict__.get('_lik_handle')
     if handle is not None:
         return handle
+    assembled = m.__dict__.get('_lik_assembled')
+    if assembled is not None and assembled.value:
+        return assembled
     err = lik_error()
     handle = _lib.lik_model_assemble(byref(m), None, byref(err))
     if not handle:
         _raise(err)
     m._lik_assembled = c_void_p(handle)
-    m._lik_handle_cache = m._lik_assembled
     return m._lik_assembled
-
-
-def _plain_handle(m):
-    cached = getattr(m, '_lik_handle_cache', None)
-    return cached if cached is not None else _model_handle(m)
 
 
 def train(prob, param):
@@ -508,10 +501,11 @@ def load_model(model_file_name):
     err = lik_error()
     handle = _lib.lik_model_load(model_file_name.encode(), byref(err))
     if not handle:
-        if err.code == LIK_EIO:
+        if err.code == LIK_EIO and not os.access(model_file_name, os.R_OK):
+            # MODEL itself cannot be read: upstream's answer (a line, None)
             print("can't open model file %s" % model_file_name)
             return None
-        _raise(err)
+        _raise(err)  # a pair whose map is missing, damaged or another's is refused
     return _wrap_model(handle)
 
 

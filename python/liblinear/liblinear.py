@@ -427,20 +427,21 @@ class model(Structure):
         self.__createfrom__ = 'python'
 
     def __del__(self):
-        # a model made by the library is freed by it (with its map, for a -k model)
-        created = getattr(self, '__createfrom__', None)
-        assembled = getattr(self, '_lik_assembled', None)
-        if assembled is not None:
-            # the library's copy that predict and pickling used
-            from . import _ik
-            _ik.free_model_handle(assembled)
-            self._lik_assembled = None
-        if created == 'C':
-            liblinear.free_and_destroy_model(pointer(pointer(self)))
-        elif created == 'lik':
-            from . import _ik
-            _ik.free_model_handle(self._lik_handle)
-        self.__createfrom__ = 'freed'
+        # A model made by the library is freed by it: upstream's struct by
+        # liblinear.so.6, a lik_model (with its map) by the kernel's library.
+        # No import here: __del__ may run while the interpreter shuts down.
+        created = self.__dict__.get('__createfrom__')
+        try:
+            for name in ('_lik_assembled', '_lik_handle'):
+                handle = self.__dict__.get(name)
+                if handle is not None and handle.value and (name == '_lik_assembled' or created == 'lik'):
+                    _kernel_library.lik_model_free(ctypes.byref(handle))
+                    handle.value = None
+            if created == 'C':
+                liblinear.free_and_destroy_model(pointer(pointer(self)))
+        except (AttributeError, TypeError):
+            pass  # the module is being torn down: the process is ending
+        self.__dict__['__createfrom__'] = 'freed'
 
     def get_nr_feature(self):
         return liblinear.get_nr_feature(self)

@@ -114,7 +114,7 @@ def train(arg1, arg2=None, arg3=None):
 
 def report_parameter_search(solver, best_C, best_p, best_score, best_psi=None):
     """Prints the search's result as upstream's train() does and returns (C, p, score)."""
-    psi_text = '' if best_psi is None else 'Best psi = %d ' % best_psi
+    psi_text = '' if best_psi is None else 'Best psi = %d  ' % best_psi
     if solver in (solver_names.L2R_LR, solver_names.L2R_L2LOSS_SVC):
         print("%sBest C = %g  CV accuracy = %g%%\n" % (psi_text, best_C, 100.0 * best_score))
     elif solver == solver_names.L2R_L2LOSS_SVR:

@@ -63,6 +63,8 @@ def test_sdist_carries_the_sources_and_builds_alone(tmp_path):
     for needed in ("_csrc/Makefile", "_csrc/liblinear/linear.h", "_csrc/liblinear/linear.c", "_csrc/ikmap/ikmap.h",
                    "setup.py", "pyproject.toml", "liblinear/liblinear.py"):
         assert "%s/%s" % (top, needed) in names, needed
+    # the staged copy is for the archive only: an in-tree build must not pick up stale sources later
+    assert not (PYTHON_DIR / "_csrc").exists()
     # no binaries in an sdist
     assert not [n for n in names if n.endswith((".o", ".a", ".so")) or ".so." in n], names
     # unpacked far from the repository, it builds and installs into a fresh environment
