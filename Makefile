@@ -326,6 +326,11 @@ python-install: $(PYVENV)/.ready
 python-check: train predict python-install
 	LIBLINEAR_IK_ORACLE_PYTHON="$(ORACLE_PYTHON)" LIBLINEAR_IK_DATA="$(abspath $(DATA_DIR))" \
 		$(PYVENV)/bin/python -m pytest -q tests/python
+# Our Python predict on a 100k-row CSR matrix against upstream's
+# (bench/results/python-predict.md); ORACLE_PYTHON has liblinear-official.
+.PHONY: bench-python
+bench-python: python-install
+	$(PYTHON3) bench/python_predict.py --ours $(PYVENV)/bin/python --oracle "$(ORACLE_PYTHON)"
 # ---- end python ----
 
 demo: all
