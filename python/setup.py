@@ -22,7 +22,9 @@ STAGED = os.path.join(HERE, "_csrc")
 # Folders of the C tree the libraries are built from; the ones a given
 # checkout lacks (the layout moves programs to tools/) are skipped.
 SOURCE_DIRS = ["liblinear", "common", "ikmap", "ik", "cuda", "tools"]
-SOURCE_SUFFIXES = (".c", ".h", ".cu", ".in")
+# Build outputs that a source folder may hold in a working tree, never copied.
+OUTPUT_SUFFIXES = (".o", ".a", ".so", ".pyc")
+OUTPUT_NAMES = ("flavour", "blas-flavour")
 # The libraries the package loads; the second exists once the kernel's C API is built.
 LIBRARIES = ["liblinear/liblinear.so.6", "ik/libliblinear-ik.so.1"]
 
@@ -50,9 +52,20 @@ def copy_sources(root, dest):
             dirnames[:] = [d for d in dirnames if d not in ("bench", "__pycache__")]
             rel = os.path.relpath(dirpath, root)
             for name in filenames:
-                if name.endswith(SOURCE_SUFFIXES):
-                    os.makedirs(os.path.join(dest, rel), exist_ok=True)
-                    shutil.copy2(os.path.join(dirpath, name), os.path.join(dest, rel, name))
+                path = os.path.join(dirpath, name)
+                if not is_source(path):
+                    continue
+                os.makedirs(os.path.join(dest, rel), exist_ok=True)
+                shutil.copy2(path, os.path.join(dest, rel, name))
+
+
+def is_source(path):
+    """Everything in a source folder but build outputs (objects, libraries, programs)."""
+    name = os.path.basename(path)
+    if name.endswith(OUTPUT_SUFFIXES) or ".so." in name or name in OUTPUT_NAMES or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read(4) != b"\x7fELF"
 
 
 class BuildWithLibraries(build_py):

@@ -18,7 +18,8 @@ from liblinear import _ik
 from liblinear.liblinear import feature_node
 from liblinear.liblinearutil import load_model, predict, save_model, svm_read_problem, train
 
-IKMAP_TOOL = BIN_DIR / "ikmap" / "ikmap"
+# the ikmap program: tools/ikmap since the layout moved the programs, ikmap/ikmap before
+IKMAP_TOOL = BIN_DIR / "tools" / "ikmap" if (BIN_DIR / "tools" / "ikmap").exists() else BIN_DIR / "ikmap" / "ikmap"
 
 
 def program(programs, which, *args, cwd=None):

@@ -63,6 +63,13 @@ def test_sdist_carries_the_sources_and_builds_alone(tmp_path):
     for needed in ("_csrc/Makefile", "_csrc/liblinear/linear.h", "_csrc/liblinear/linear.c", "_csrc/ikmap/ikmap.h",
                    "setup.py", "pyproject.toml", "liblinear/liblinear.py"):
         assert "%s/%s" % (top, needed) in names, needed
+    # every tracked file of the C source folders is in it (a committed liblinear/liblinear.map
+    # was left out when only *.c/*.h/*.cu/*.in were copied, and the sdist did not build)
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "Makefile", "liblinear", "common", "ikmap", "ik",
+                              "cuda", "tools"], capture_output=True, text=True, check=True).stdout.split()
+    assert tracked
+    missing = [f for f in tracked if "%s/_csrc/%s" % (top, f) not in names and "/bench/" not in "/" + f]
+    assert not missing, missing
     # the staged copy is for the archive only: an in-tree build must not pick up stale sources later
     assert not (PYTHON_DIR / "_csrc").exists()
     # no binaries in an sdist
