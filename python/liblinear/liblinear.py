@@ -307,10 +307,10 @@ class parameter(Structure):
         self.parse_options(options)
 
     def __str__(self):
-        lines = []
-        for name in self._names:
-            lines.append(' %s: %s' % (name, getattr(self, name)))
-        return ('\n'.join(lines)).lstrip()
+        # the C fields, then the Python-side options (bias, the flags, nr_fold, print_func)
+        names = list(self._names) + [name for name, value in self.__dict__.items()
+                                     if not name.startswith('_') and not (name == 'ik' and value is None)]
+        return '\n'.join(' %s: %s' % (name, getattr(self, name)) for name in names).strip()
 
     def set_to_default_values(self):
         self.solver_type = solver_names.L2R_L2LOSS_SVC_DUAL

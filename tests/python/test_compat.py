@@ -346,6 +346,9 @@ for opts in ('', '-s 0 -c 2 -e 0.5', '-s 11 -p 0.2 -B 1', '-w1 2 -w-1 0.5 -q', '
     emit('param ' + opts, [q.solver_type, q.eps, q.C, q.nr_weight, q.weight_label[:q.nr_weight], q.weight[:q.nr_weight],
          q.p, q.nu, q.regularize_bias, q.bias, bool(q.flag_cross_validation), q.nr_fold, q.flag_find_parameters,
          q.flag_C_specified, q.flag_p_specified, q.flag_solver_specified])
+import re
+for opts in ('', '-c 2 -w1 3 -B 1 -v 4', '-C -s 0 -q'):
+    emit('param_str ' + opts, re.sub('0x[0-9a-f]+', 'ADDRESS', str(L.parameter(opts))))
 emit('solver_names', [(s.name, int(s)) for s in L.solver_names])
 emit('all', sorted(L.__all__))
 import liblinear.liblinearutil as U, liblinear.commonutil as C
