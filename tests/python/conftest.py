@@ -87,6 +87,7 @@ class Both:
                               json.dumps(self.data), str(folder)], capture_output=True, text=True,
                              env=env, cwd=str(folder), timeout=600)
         assert run.returncode == 0, "the oracle's snippet failed:\n" + run.stderr
+        self.upstream_stderr = run.stderr
         return json.loads(result.read_text()), run.stdout
 
     def ours(self, code):
@@ -99,7 +100,8 @@ class Both:
             emitted = snippet_runner.run_snippet(code, self.data, str(folder))
         finally:
             os.chdir(previous)
-        out, _ = self.capfd.readouterr()
+        out, err = self.capfd.readouterr()
+        self.our_stderr = err
         # what json does to ours too (tuples become lists, keys strings)
         return json.loads(json.dumps(emitted)), out
 

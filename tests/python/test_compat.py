@@ -248,6 +248,10 @@ attempt('read_empty_line', lambda: svm_read_problem(TMP + '/bad2.txt'))
 attempt('scale_not_csr', lambda: csr_find_scale_param(np.array([[1.0, 2.0]])))
 attempt('scale_bounds', lambda: csr_find_scale_param(sp.csr_matrix([[1.0]]), lower=1, upper=0))
 attempt('load_missing', lambda: load_model('no-such-model'))
+attempt('rho_of_svc', lambda: m.get_decfun_rho())
+m21 = train(y, x, '-s 21 -q')
+attempt('bias_of_oneclass', lambda: m21.get_decfun_bias())
+attempt('coef_out_of_range', lambda: [m.get_decfun_coef(0), m.get_decfun_coef(14), m.get_decfun_coef(1, 5)])
 """
 
 
@@ -258,6 +262,9 @@ def test_errors_are_upstream_s(both):
     for key in up:
         assert ours[key] == up[key], "%s: upstream %r, ours %r" % (key, up[key], ours[key])
     assert our_out == up_out
+    # the library's own complaints (get_decfun_rho of an SVC, ...) on stderr, the same lines
+    assert both.our_stderr == both.upstream_stderr
+    assert "ERROR: get_decfun_rho can be called only for a one-class SVM model" in both.our_stderr
 
 
 def test_nu_is_checked(capfd):
