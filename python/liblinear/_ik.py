@@ -183,7 +183,8 @@ def parse_kernel_options(pairs, param):
                 raise ValueError("-d needs auto, cpu or gpu")
             options.device = DEVICE_NAMES[value]
         elif option == '-m':
-            options.threads = _strict_integer(value, 1, 2147483647, "-m needs a number of threads >= 1")
+            options.threads = _strict_integer(value, 1, 2147483647,
+                                              '-m needs a number of threads >= 1, not "%s"' % value)
     if options.threads and available():
         _lib.lik_set_threads(options.threads)
     if options.kernel == 0:

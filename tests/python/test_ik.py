@@ -138,6 +138,14 @@ def test_cross_validation_matches_the_program(data, programs, heart, capfd):
     run = program(programs, "train", "-k", "iforest", "-t", 30, "-g", 16, "-v", 5, "-q", data["heart"])
     assert run.returncode == 0, run.stderr
     assert run.stdout == ours
+    # -C: the search's result line is the program's last line (Python adds an empty line, as upstream's)
+    for options in (["-k", "anne", "-t", 5, "-g", 8, "-s", 0, "-B", 1], ["-k", "anne", "-t", 5, "-e", 0.1]):
+        capfd.readouterr()
+        train(y, x, " ".join(str(o) for o in options) + " -C -q")
+        ours = capfd.readouterr().out
+        run = program(programs, "train", *options, "-C", "-q", data["heart"])
+        assert run.returncode == 0, run.stderr
+        assert ours == run.stdout.splitlines()[-1] + "\n\n"
 
 
 def test_k_none_is_a_plain_model(heart):
@@ -231,6 +239,7 @@ def test_save_errors_are_oserror(heart, tmp_path):
     ("-k anne -r -1", "-r needs a seed, a whole number from 0 to 18446744073709551615"),
     ("-k anne -S 2", "-S needs 0 (no scaling) or 1 (max-abs scaling)"),
     ("-k anne -d tpu", "-d needs auto, cpu or gpu"),
+    ("-k anne -m 0", '-m needs a number of threads >= 1, not "0"'),
 ])
 def test_bad_kernel_options(heart, options, message):
     y, x = heart
