@@ -196,8 +196,17 @@ def parse_kernel_options(pairs, param):
 # ---- maps ----
 
 def _as_csr_rows(X):
-    """Any accepted input as (indptr, 1-based indices, values) numpy arrays, vectorised for numpy/scipy."""
+    """Any accepted input as (indptr, 1-based indices, values) numpy arrays, vectorised for numpy/scipy.
+
+    Values must be finite: a map's cells are undefined for NaN or infinity,
+    so such a row is refused (as the programs' reader refuses it) rather
+    than mapped somewhere arbitrary."""
     indptr, index, value, _ = rows_to_csr(X)
+    finite = np.isfinite(value)
+    if not finite.all():
+        first = int(np.flatnonzero(~finite)[0])
+        row = int(np.searchsorted(indptr, first, side='right')) - 1
+        raise ValueError('row %d: feature %d is not a finite number' % (row + 1, int(index[first])))
     return indptr, index, value
 
 
@@ -554,7 +563,7 @@ def predict_nodes(m, nodes, probability, nr_outputs):
 
 def predict_raw(m, x, probability, nr_outputs):
     """A -k model's prediction of raw rows (mapped by the model's map), in one C call."""
-    indptr, index, value, _ = rows_to_csr(x)
+    indptr, index, value = _as_csr_rows(x)
     nodes = NodeRows(indptr, index, value)
     return _predict_rows(m._lik_handle, nodes, probability, nr_outputs,
                          getattr(m, '_ik_device', LIK_DEVICE_AUTO), getattr(m, '_ik_threads', 0))

@@ -156,11 +156,11 @@ def rows_to_csr(x, feature_max=None):
         index = np.asarray(csr.indices, dtype=np.int64) + 1
         value = np.asarray(csr.data, dtype=np.float64)
         width = csr.shape[1]
+    elif isinstance(x, np.ndarray) and (x.ndim == 1 or x.dtype == object):
+        # a 1-D array of rows (dicts or lists), as upstream iterates it
+        return rows_to_csr(list(x), feature_max)
     elif isinstance(x, np.ndarray):
         dense = np.ascontiguousarray(x, dtype=np.float64)
-        if dense.ndim == 1:
-            # a 1-D array of rows (dicts or lists), as upstream iterates it
-            return rows_to_csr(list(dense), feature_max)
         if dense.ndim != 2:
             raise TypeError(_XI_TYPE_ERROR)
         rows, cols = np.nonzero(dense)

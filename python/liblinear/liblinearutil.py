@@ -109,7 +109,11 @@ def train(arg1, arg2=None, arg3=None):
         target = (c_double * max(prob.l, 1))()
         liblinear.cross_validation(prob, param, param.nr_fold, target)
         return report_cross_validation(param.solver_type, prob.y[:prob.l], target[:prob.l])
-    return toPyModel(liblinear.train(prob, param))
+    trained = liblinear.train(prob, param)
+    if not trained:
+        # the library printed why (e.g. a label that is not a number); no model to wrap
+        raise ValueError("train: LIBLINEAR returned no model (invalid labels or out of memory)")
+    return toPyModel(trained)
 
 
 def report_parameter_search(solver, best_C, best_p, best_score, best_psi=None):

@@ -423,3 +423,34 @@ def test_models_alive_at_exit_free_quietly(data):
             "predict(y, x, keep[1], '-q')\n" % data["heart"])
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
+def test_non_finite_rows_are_refused_by_maps(heart):
+    """NaN or infinity has no cell: predict with a -k model and IKMap refuse the row (they mapped it)."""
+    y, x = heart
+    mk = train(y, x, "-k anne -t 10 -g 8 -q")
+    rows = [dict(r) for r in x[:5]]
+    rows[2][4] = float("nan")
+    with pytest.raises(ValueError, match=r"^row 3: feature 4 is not a finite number$"):
+        predict([], rows, mk, "-q")
+    dense = np.ones((4, 3))
+    dense[1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"^row 2: feature 3 is not a finite number$"):
+        mk.get_ik_map().cells(sp.csr_matrix(dense))
+    with pytest.raises(ValueError, match="not a finite number"):
+        mk.get_ik_map().transform(dense)
+
+
+def test_untrainable_labels_raise_instead_of_a_null_model():
+    """A NaN label: the library refuses it (and says so); train raised ValueError('Null pointer')."""
+    with pytest.raises(ValueError, match="returned no model"):
+        train([float("nan"), 1.0], [{1: 1.0}, {1: 2.0}], "-q")
+
+
+def test_object_arrays_of_rows(heart):
+    """A 1-D numpy array of dicts is a list of rows (it raised TypeError from float())."""
+    y, x = heart
+    m = train(y[:100], x[:100], "-s 2 -q")
+    as_list = predict(y[100:], x[100:], m, "-q")
+    as_array = predict(np.array(y[100:]), np.array(x[100:], dtype=object), m, "-q")
+    assert as_list == as_array
