@@ -454,3 +454,14 @@ def test_object_arrays_of_rows(heart):
     as_list = predict(y[100:], x[100:], m, "-q")
     as_array = predict(np.array(y[100:]), np.array(x[100:], dtype=object), m, "-q")
     assert as_list == as_array
+
+
+def test_the_package_maps_on_the_cpu_only(usps_like):
+    """setup.py builds with NVCC= (no CUDA toolkit needed): asking for the GPU is a clear ValueError."""
+    X = usps_like
+    with pytest.raises(ValueError, match="no GPU support"):
+        train([1.0] * 150 + [-1.0] * 150, X, "-k anne -g 8 -t 10 -d gpu -q")
+    m = _ik.IKMap.build(X, t=10, psi=8)
+    with pytest.raises(ValueError, match="no GPU support"):
+        m.cells(X, device="gpu")
+    assert np.array_equal(m.cells(X, device="auto"), m.cells(X, device="cpu"))
