@@ -302,7 +302,7 @@ endif
 
 .PHONY: check-deps check-run blas-identity check-deps-test
 check-deps:
-	@$(CHECK_DEPS_ENV) PKG_CONFIG="$(PKG_CONFIG)" CC="$(CC)" sh tests/check_deps.sh
+	@$(CHECK_DEPS_ENV) PYVENV="$(PYVENV)" PYVENV_PACKAGES="$(PYVENV_PACKAGES)" PKG_CONFIG="$(PKG_CONFIG)" CC="$(CC)" sh tests/check_deps.sh
 
 # The tests run in a sub-make, so that nothing is built before the
 # dependencies are known to be there; it does not repeat the BLAS line.
@@ -310,7 +310,7 @@ check: check-deps
 	@echo '$(BLAS_LINE)'
 	@$(MAKE) --no-print-directory BLAS_SAID=1 check-run
 
-check-run: all unit oracle blas-identity check-deps-test
+check-run: all unit oracle blas-identity check-deps-test python-check
 
 # check_deps.sh itself, on simulated machines that lack packages.
 check-deps-test:
@@ -320,6 +320,40 @@ check-deps-test:
 blas-identity: all
 	CC="$(CC)" CFLAGS="$(CFLAGS)" sh tests/blas_identity.sh
 # ---- end make check ----
+
+# ---- python ----
+# The Python package (python/, import name liblinear, distribution
+# liblinear-ik) and its tests (tests/python/). liblinear-official uses the
+# same import name, so our package gets its own virtual environment,
+# build/pyvenv (python3 -m venv + pip), and the tests run the oracle
+# ($(ORACLE_PYTHON), as the oracle tests do) in a subprocess.
+# `make python-check` installs the package from ./python (its setup.py runs
+# `make lib NVCC=` on a copy of the sources) and runs the tests, which also
+# build a wheel and an sdist and install them (tests/python/test_packaging.py).
+PYVENV = build/pyvenv
+PYVENV_PACKAGES = numpy==2.4.6 scipy==1.17.1 scikit-learn==1.9.1 pytest==9.2.0 build==1.6.1 wheel==0.48.0 setuptools
+PYTHON3 ?= python3
+
+.PHONY: python-venv python-install python-check
+python-venv: $(PYVENV)/.ready
+
+$(PYVENV)/.ready:
+	$(PYTHON3) -m venv $(PYVENV)
+	$(PYVENV)/bin/python -m pip install -q $(PYVENV_PACKAGES)
+	touch $@
+
+python-install: $(PYVENV)/.ready
+	$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-deps --force-reinstall ./python
+
+python-check: train predict python-install
+	LIBLINEAR_IK_ORACLE_PYTHON="$(ORACLE_PYTHON)" LIBLINEAR_IK_DATA="$(abspath $(DATA_DIR))" \
+		$(PYVENV)/bin/python -m pytest -q tests/python
+# Our Python predict on a 100k-row CSR matrix against upstream's
+# (bench/results/python-predict.md); ORACLE_PYTHON has liblinear-official.
+.PHONY: bench-python
+bench-python: python-install
+	$(PYTHON3) bench/python_predict.py --ours $(PYVENV)/bin/python --oracle "$(ORACLE_PYTHON)"
+# ---- end python ----
 
 demo: all
 	CC="$(CC)" sh tests/demo.sh
@@ -452,6 +486,7 @@ clean:
 	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
 	rm -f common/*.o tools/*.o
+	rm -rf python/build python/_csrc python/*.egg-info
 
 # ---- fuzzing and sanitizers (tests/fuzz/, owned by the fuzz branch) ---------
 # `make fuzz` builds the libFuzzer targets with clang into build/fuzz/ (the

@@ -12,6 +12,11 @@
 #   VENV        otherwise this project-local virtual environment (default
 #               .venv) is used, and created with python3 -m venv and pip
 #               when it is missing or incomplete (no root needed).
+#   PYVENV      when set (make check sets build/pyvenv): the virtual
+#               environment of our Python package's tests (make
+#               python-check), created with python3 -m venv and pip install
+#               $PYVENV_PACKAGES when missing or incomplete; python3 with
+#               venv (ensurepip) is then needed even when PYTHON is given.
 #   PKG_CONFIG  (default pkg-config), CC (default cc): the tools to ask.
 #   I18NPATH    where localedef finds locale sources (default /usr/share/i18n).
 # Needs root, so only reported: the `check` unit-test framework (found by
@@ -91,6 +96,20 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 	has g++ || need g++
 fi
 
+# Our package's environment (python-check), separate from the oracle's.
+pyvenv_ready=1
+if [ -n "${PYVENV:-}" ]; then
+	PYVENV_IMPORTS="import numpy, scipy, sklearn, pytest, build, wheel, setuptools"
+	if ! [ -f "$PYVENV/.ready" ] || ! "$PYVENV/bin/python" -c "$PYVENV_IMPORTS" >/dev/null 2>&1; then
+		pyvenv_ready=0
+		if has python3; then
+			python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need python3-venv
+		else
+			need python3-venv
+		fi
+	fi
+fi
+
 if [ -n "$missing" ] || [ $comma_locale = 0 ]; then
 	echo "make check needs system packages or a locale that are missing. As root, run:" >&2
 	echo "" >&2
@@ -112,5 +131,16 @@ if [ $make_venv = 1 ]; then
 		exit 1
 	fi
 	python=$VENV/bin/python
+fi
+if [ $pyvenv_ready = 0 ]; then
+	echo "check_deps: creating the Python package's test environment $PYVENV (pip install ${PYVENV_PACKAGES:-})"
+	# shellcheck disable=SC2086 # PYVENV_PACKAGES is a list of requirements
+	if ! python3 -m venv "$PYVENV" \
+		|| ! "$PYVENV/bin/python" -m pip install --disable-pip-version-check -q ${PYVENV_PACKAGES:-} \
+		|| ! "$PYVENV/bin/python" -c "$PYVENV_IMPORTS" || ! touch "$PYVENV/.ready"; then
+		echo "check_deps: could not set up $PYVENV (see pip's message above; it needs the network" >&2
+		echo "to reach PyPI)." >&2
+		exit 1
+	fi
 fi
 echo "check_deps: all test dependencies found; oracle tests use $python"

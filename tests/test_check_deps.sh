@@ -128,6 +128,11 @@ exec \"$real_python3\" \"\$@\""
 expect "python3 without venv and headers" 1 "  apt-get install -y python3-venv python3-dev" \
 	PATH="$work/nopydev" VENV="$work/none"
 
+# The Python package's environment (PYVENV) missing, python3 without venv:
+# python3-venv is named even though PYTHON is given.
+expect "PYVENV to create, python3 without venv" 1 "  apt-get install -y python3-venv" \
+	PATH="$work/nopydev" PYTHON="$good_python" PYVENV="$work/none"
+
 # The caller's Python lacks the packages: no apt-get line, pip's command.
 script "$work/full/badpython" "exit 1"
 expect "PYTHON lacking packages" 1 \

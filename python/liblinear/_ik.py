@@ -1,0 +1,569 @@
+"""ctypes bindings of the Isolation Kernel's C library (ik/liblinear_ik.h,
+libliblinear-ik.so.1) and what the package builds on them: IKMap (the map
+the sklearn layer uses), training with -k, the model pair's files,
+pickling, and prediction over whole matrices in one C call.
+
+Errors of the C library become Python exceptions carrying its message:
+LIK_EINVAL, LIK_EDATA, LIK_EMODEL and LIK_EDEVICE -> ValueError, LIK_EIO ->
+OSError, LIK_ENOMEM -> MemoryError.
+"""
+import ctypes
+import os
+import re
+from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
+
+import numpy as np
+
+from . import liblinear as _core
+from .liblinear import NodeRows, feature_node, model, parameter, problem, rows_to_csr, solver_names
+
+__all__ = ['IKMap', 'LIK_KERNEL_ANNE', 'LIK_KERNEL_IFOREST']
+
+LIK_OK, LIK_EINVAL, LIK_EDATA, LIK_EIO, LIK_ENOMEM, LIK_EDEVICE, LIK_EMODEL = range(7)
+LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST = 1, 2
+LIK_DEVICE_CPU, LIK_DEVICE_GPU, LIK_DEVICE_AUTO = 0, 1, 2
+LIK_OUTPUT_LABEL, LIK_OUTPUT_VALUES, LIK_OUTPUT_PROBABILITY = 0, 1, 2
+LIK_MESSAGE_SIZE = 512
+
+KERNEL_NAMES = {LIK_KERNEL_ANNE: 'anne', LIK_KERNEL_IFOREST: 'iforest'}
+DEVICE_NAMES = {'cpu': LIK_DEVICE_CPU, 'gpu': LIK_DEVICE_GPU, 'auto': LIK_DEVICE_AUTO}
+
+
+class lik_error(Structure):
+    _fields_ = [('code', c_int), ('message', c_char * LIK_MESSAGE_SIZE)]
+
+
+class lik_map_params(Structure):
+    _fields_ = [('kernel', c_int), ('t', c_int), ('psi', c_int), ('seed', c_uint64), ('scale', c_int),
+                ('device', c_int), ('threads', c_int)]
+
+
+_lib = _core._kernel_library
+
+
+def available():
+    """True when the kernel's library (libliblinear-ik.so.1) was built and loaded."""
+    return _lib is not None
+
+
+def _require():
+    if _lib is None:
+        raise ImportError('liblinear-ik: libliblinear-ik.so.1 is missing: the Isolation Kernel is not available')
+
+
+def _raise(err):
+    """The exception for a failed call, with the C library's message."""
+    message = err.message.decode('utf-8', 'replace') or 'the Isolation Kernel library failed'
+    if err.code == LIK_EIO:
+        raise OSError(message)
+    if err.code == LIK_ENOMEM:
+        raise MemoryError(message)
+    raise ValueError(message)
+
+
+_MAP_P = c_void_p
+_MODEL_P = c_void_p
+_ROWS = POINTER(POINTER(feature_node))
+
+if _lib is not None:
+    def _proto(name, restype, argtypes):
+        function = getattr(_lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+    _ERR = POINTER(lik_error)
+    _proto('lik_map_params_default', None, [POINTER(lik_map_params), c_int])
+    _proto('lik_version', c_int, [])
+    _proto('lik_set_print_string_function', None, [_core.PRINT_STRING_FUN])
+    _proto('lik_set_threads', None, [c_int])
+    _proto('lik_map_build', _MAP_P, [POINTER(problem), POINTER(lik_map_params), _ERR])
+    _proto('lik_map_rows', c_int, [_MAP_P, _ROWS, c_size_t, POINTER(ctypes.c_uint32), c_int, c_int, _ERR])
+    _proto('lik_map_free', None, [POINTER(_MAP_P)])
+    for _name in ('lik_map_kernel', 'lik_map_t', 'lik_map_psi', 'lik_map_dim', 'lik_map_scaled'):
+        _proto(_name, c_int, [_MAP_P])
+    _proto('lik_map_seed', c_uint64, [_MAP_P])
+    _proto('lik_map_checksum', c_uint64, [_MAP_P])
+    _proto('lik_map_cell_value', c_double, [_MAP_P])
+    _proto('lik_kernel_value', c_double, [_MAP_P, POINTER(feature_node), POINTER(feature_node), _ERR])
+    _proto('lik_kernel_matrix', c_int, [_MAP_P, _ROWS, c_size_t, _ROWS, c_size_t, POINTER(c_double), c_int, _ERR])
+    _proto('lik_map_to_bytes', c_int, [_MAP_P, POINTER(POINTER(ctypes.c_ubyte)), POINTER(c_size_t), _ERR])
+    _proto('lik_map_from_bytes', _MAP_P, [c_char_p, c_size_t, _ERR])
+    _proto('lik_free', None, [c_void_p])
+    _proto('lik_train', _MODEL_P, [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), _ERR])
+    _proto('lik_train_with_map', _MODEL_P, [POINTER(problem), POINTER(parameter), _MAP_P, _ERR])
+    _proto('lik_cross_validation', c_int,
+           [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), c_int, POINTER(c_double), _ERR])
+    _proto('lik_find_parameters', c_int,
+           [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), c_int, c_double, c_double,
+            POINTER(c_int), POINTER(c_double), POINTER(c_double), POINTER(c_double), _ERR])
+    _proto('lik_model_assemble', _MODEL_P, [POINTER(model), _MAP_P, _ERR])
+    _proto('lik_model_free', None, [POINTER(_MODEL_P)])
+    _proto('lik_model_linear', POINTER(model), [_MODEL_P])
+    _proto('lik_model_map', _MAP_P, [_MODEL_P])
+    _proto('lik_model_save', c_int, [c_char_p, _MODEL_P, _ERR])
+    _proto('lik_model_load', _MODEL_P, [c_char_p, _ERR])
+    _proto('lik_model_to_bytes', c_int, [_MODEL_P, POINTER(POINTER(ctypes.c_ubyte)), POINTER(c_size_t), _ERR])
+    _proto('lik_model_from_bytes', _MODEL_P, [c_char_p, c_size_t, _ERR])
+    _proto('lik_model_nr_outputs', c_int, [_MODEL_P, c_int])
+    _proto('lik_predict_rows', c_int,
+           [_MODEL_P, _ROWS, c_size_t, c_int, POINTER(c_double), POINTER(c_double), c_int, c_int, _ERR])
+
+
+def _take_bytes(pointer_to_bytes, size):
+    """Copies a buffer the library allocated into Python bytes and frees it."""
+    try:
+        return ctypes.string_at(pointer_to_bytes, size.value)
+    finally:
+        _lib.lik_free(ctypes.cast(pointer_to_bytes, c_void_p))
+
+
+# ---- option strings: -k -t -g -r -S -d -m as the train program reads them ----
+
+_INTEGER = re.compile(r'^[+-]?[0-9]+$')
+
+
+def _strict_integer(text, low, high, message):
+    if not _INTEGER.match(text):
+        raise ValueError(message)
+    value = int(text)
+    if value < low or value > high:
+        raise ValueError(message)
+    return value
+
+
+class KernelOptions(object):
+    """The Isolation Kernel's options of one option string (psi None: not given, -g absent)."""
+
+    def __init__(self):
+        self.kernel = 0
+        self.t = 100
+        self.psi = None
+        self.seed = 1
+        self.scale = 1
+        self.device = LIK_DEVICE_AUTO
+        self.threads = 0
+
+    def params(self, psi=None):
+        _require()
+        p = lik_map_params()
+        _lib.lik_map_params_default(byref(p), self.kernel)
+        p.t = self.t
+        chosen = psi if psi is not None else self.psi
+        if chosen is not None:
+            p.psi = chosen
+        p.seed = self.seed
+        p.scale = self.scale
+        p.device = self.device
+        p.threads = self.threads
+        return p
+
+
+def parse_kernel_options(pairs, param):
+    """The (option, value) pairs of -k -t -g -r -S -d -m; None when -k is absent or 0 (none)."""
+    options = KernelOptions()
+    for option, value in pairs:
+        if option == '-k':
+            names = {'0': 0, 'none': 0, '1': LIK_KERNEL_ANNE, 'anne': LIK_KERNEL_ANNE,
+                     '2': LIK_KERNEL_IFOREST, 'iforest': LIK_KERNEL_IFOREST}
+            if value not in names:
+                raise ValueError("-k needs 0 (none), 1 (anne) or 2 (iforest)")
+            options.kernel = names[value]
+        elif option == '-t':
+            options.t = _strict_integer(value, 1, 2147483647, "-t needs a number of partitionings >= 1")
+        elif option == '-g':
+            options.psi = _strict_integer(value, 1, 2147483647,
+                                          "-g needs a number of cells per partitioning (psi) >= 1")
+        elif option == '-r':
+            options.seed = _strict_integer(value, 0, 18446744073709551615,
+                                           "-r needs a seed, a whole number from 0 to 18446744073709551615")
+        elif option == '-S':
+            options.scale = _strict_integer(value, 0, 1, "-S needs 0 (no scaling) or 1 (max-abs scaling)")
+        elif option == '-d':
+            if value not in DEVICE_NAMES:
+                raise ValueError("-d needs auto, cpu or gpu")
+            options.device = DEVICE_NAMES[value]
+        elif option == '-m':
+            options.threads = _strict_integer(value, 1, 2147483647,
+                                              '-m needs a number of threads >= 1, not "%s"' % value)
+    if options.threads and available():
+        _lib.lik_set_threads(options.threads)
+    if options.kernel == 0:
+        return None
+    _require()
+    return options
+
+
+# ---- maps ----
+
+def _as_csr_rows(X):
+    """Any accepted input as (indptr, 1-based indices, values) numpy arrays, vectorised for numpy/scipy.
+
+    Values must be finite: a map's cells are undefined for NaN or infinity,
+    so such a row is refused (as the programs' reader refuses it) rather
+    than mapped somewhere arbitrary."""
+    indptr, index, value, _ = rows_to_csr(X)
+    finite = np.isfinite(value)
+    if not finite.all():
+        first = int(np.flatnonzero(~finite)[0])
+        row = int(np.searchsorted(indptr, first, side='right')) - 1
+        raise ValueError('row %d: feature %d is not a finite number' % (row + 1, int(index[first])))
+    return indptr, index, value
+
+
+class IKMap(object):
+    """An Isolation Kernel map (t partitionings of psi cells) held by the C library.
+
+    IKMap.build(X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0)
+    m.cells(X)      -> numpy uint32 (n, t): the cell of each row in each partitioning
+    m.transform(X)  -> scipy.sparse.csr_matrix (n, t*psi), t entries 1/sqrt(t) per row
+                       at columns k*psi + cell
+    m.kernel(X, Y)  -> numpy (nx, ny): K(x, y), the share of partitionings where x and y meet
+    m.to_bytes() / IKMap.from_bytes(b): the exact bytes of the map's .ik file; pickles.
+    """
+
+    def __init__(self, handle):
+        # built by build(), from_bytes() or a -k model; owns handle (a struct lik_map *)
+        self._handle = c_void_p(handle)
+
+    @staticmethod
+    def _kernel_code(kernel):
+        if isinstance(kernel, str):
+            names = {'anne': LIK_KERNEL_ANNE, '1': LIK_KERNEL_ANNE, 'iforest': LIK_KERNEL_IFOREST,
+                     '2': LIK_KERNEL_IFOREST}
+            if kernel.lower() not in names:
+                raise ValueError('kernel must be "anne" or "iforest", not %r' % (kernel,))
+            return names[kernel.lower()]
+        if kernel in (LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST):
+            return int(kernel)
+        raise ValueError('kernel must be "anne" or "iforest", not %r' % (kernel,))
+
+    @staticmethod
+    def _device_code(device):
+        if isinstance(device, str) and device.lower() in DEVICE_NAMES:
+            return DEVICE_NAMES[device.lower()]
+        if device in (LIK_DEVICE_CPU, LIK_DEVICE_GPU, LIK_DEVICE_AUTO):
+            return int(device)
+        raise ValueError('device must be "auto", "cpu" or "gpu", not %r' % (device,))
+
+    @classmethod
+    def build(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
+        """A map built on the rows of X (numpy 2-D, scipy sparse, or a list of dicts/lists)."""
+        _require()
+        indptr, index, value = _as_csr_rows(X)
+        count = len(indptr) - 1
+        prob = problem.__new__(problem)
+        width = int(index.max()) if len(index) else 0
+        prob._fill(np.zeros(count), indptr, index, value, width, -1)
+        params = lik_map_params()
+        code = cls._kernel_code(kernel)
+        _lib.lik_map_params_default(byref(params), code)
+        params.t = _int_parameter('t', t)
+        params.psi = _int_parameter('psi', psi)
+        params.seed = _int_parameter('seed', seed, 0, 2 ** 64 - 1)
+        params.scale = 1 if scale else 0
+        params.device = cls._device_code(device)
+        params.threads = _int_parameter('threads', threads, -(2 ** 31), 2 ** 31 - 1)
+        err = lik_error()
+        handle = _lib.lik_map_build(byref(prob), byref(params), byref(err))
+        if not handle:
+            _raise(err)
+        result = cls(handle)
+        result._device = params.device
+        result._threads = params.threads
+        return result
+
+    def __del__(self):
+        handle = getattr(self, '_handle', None)
+        if handle is not None and handle.value and not getattr(self, '_borrowed', False) and _lib is not None:
+            _lib.lik_map_free(byref(handle))
+        self._handle = None
+
+    @classmethod
+    def _borrow(cls, handle, owner):
+        """A view of a map that owner (a -k model) owns and frees."""
+        view = cls.__new__(cls)
+        view._handle = c_void_p(handle)
+        view._borrowed = True
+        view._owner = owner
+        return view
+
+    # properties
+    @property
+    def t(self):
+        return _lib.lik_map_t(self._handle)
+
+    @property
+    def psi(self):
+        return _lib.lik_map_psi(self._handle)
+
+    @property
+    def dim(self):
+        return _lib.lik_map_dim(self._handle)
+
+    @property
+    def seed(self):
+        return int(_lib.lik_map_seed(self._handle))
+
+    @property
+    def scaled(self):
+        return bool(_lib.lik_map_scaled(self._handle))
+
+    @property
+    def checksum(self):
+        return int(_lib.lik_map_checksum(self._handle))
+
+    @property
+    def n_features_out(self):
+        return self.t * self.psi
+
+    def __repr__(self):
+        return 'IKMap(kernel=%r, t=%d, psi=%d, seed=%d, scaled=%s, dim=%d, checksum=%016x)' % (
+            self.kernel, self.t, self.psi, self.seed, self.scaled, self.dim, self.checksum)
+
+    def _nodes(self, X):
+        indptr, index, value = _as_csr_rows(X)
+        return NodeRows(indptr, index, value)
+
+    def cells(self, X, device=None, threads=None):
+        """numpy uint32 (n, t): cells[r, k] is row r's cell (0..psi-1) in partitioning k."""
+        nodes = self._nodes(X)
+        t = self.t
+        out = np.zeros((nodes.count, t), dtype=np.uint32)
+        if nodes.count == 0:
+            return out
+        err = lik_error()
+        device = self._device_code(device if device is not None else getattr(self, '_device', LIK_DEVICE_AUTO))
+        threads = threads if threads is not None else getattr(self, '_threads', 0)
+        status = _lib.lik_map_rows(self._handle, ctypes.cast(nodes.rows, _ROWS), nodes.count,
+                                   out.ctypes.data_as(POINTER(ctypes.c_uint32)), device, int(threads), byref(err))
+        if status != 0:
+            _raise(err)
+        return out
+
+    def transform(self, X, device=None, threads=None):
+        """scipy.sparse.csr_matrix (n, t*psi): row r has 1/sqrt(t) at k*psi + cells[r, k] for each k."""
+        from scipy import sparse
+        cells = self.cells(X, device, threads)
+        count, t = cells.shape
+        psi = self.psi
+        columns = (cells.astype(np.int64) + np.arange(t, dtype=np.int64)[np.newaxis, :] * psi).ravel()
+        values = np.full(count * t, _lib.lik_map_cell_value(self._handle), dtype=np.float64)
+        indptr = np.arange(0, count * t + 1, t, dtype=np.int64)
+        return sparse.csr_matrix((values, columns, indptr), shape=(count, t * psi))
+
+    def kernel_matrix(self, X, Y=None, threads=0):
+        """numpy float64 (nx, ny): K(x_i, y_j) in [0, 1]; Y None means X."""
+        x_nodes = self._nodes(X)
+        y_nodes = x_nodes if Y is None else self._nodes(Y)
+        out = np.zeros((x_nodes.count, y_nodes.count), dtype=np.float64)
+        if out.size == 0:
+            return out
+        err = lik_error()
+        status = _lib.lik_kernel_matrix(self._handle, ctypes.cast(x_nodes.rows, _ROWS), x_nodes.count,
+                                        ctypes.cast(y_nodes.rows, _ROWS), y_nodes.count,
+                                        out.ctypes.data_as(POINTER(c_double)), int(threads), byref(err))
+        if status != 0:
+            _raise(err)
+        return out
+
+    def to_bytes(self):
+        """The exact bytes of the map's .ik file."""
+        data = POINTER(ctypes.c_ubyte)()
+        size = c_size_t()
+        err = lik_error()
+        if _lib.lik_map_to_bytes(self._handle, byref(data), byref(size), byref(err)) != 0:
+            _raise(err)
+        return _take_bytes(data, size)
+
+    @classmethod
+    def from_bytes(cls, data):
+        """A map from the bytes of a .ik file (every check of loading one)."""
+        _require()
+        data = bytes(data)
+        err = lik_error()
+        handle = _lib.lik_map_from_bytes(data, len(data), byref(err))
+        if not handle:
+            _raise(err)
+        return cls(handle)
+
+    def __reduce__(self):
+        return (_map_from_bytes, (self.to_bytes(),))
+
+    def __eq__(self, other):
+        return isinstance(other, IKMap) and self.to_bytes() == other.to_bytes()
+
+    def __hash__(self):
+        return hash(self.checksum)
+
+
+# IKMap.kernel is both a property (the kernel's name) and the kernel matrix
+# of the brief's m.kernel(X, Y): the name is a str subclass that can be called.
+class _KernelName(str):
+    def __new__(cls, name, owner):
+        text = str.__new__(cls, name)
+        text._owner = owner
+        return text
+
+    def __call__(self, X, Y=None, threads=0):
+        return self._owner.kernel_matrix(X, Y, threads)
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+def _kernel_property(self):
+    return _KernelName(KERNEL_NAMES.get(_lib.lik_map_kernel(self._handle), 'unknown'), self)
+
+
+IKMap.kernel = property(_kernel_property)
+
+
+def _map_from_bytes(data):
+    return IKMap.from_bytes(data)
+
+
+def _int_parameter(name, value, low=1, high=2 ** 31 - 1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError('%s must be an integer, not %r' % (name, value))
+    value = int(value)
+    if value < low or value > high:
+        raise ValueError('%s must be between %d and %d, not %d' % (name, low, high, value))
+    return value
+
+
+# ---- models ----
+
+def _wrap_model(handle):
+    """A Python model (upstream's structure) over a lik_model: the model's memory stays the library's."""
+    linear = _lib.lik_model_linear(handle)
+    m = linear.contents
+    m.__createfrom__ = 'lik'
+    m._lik_handle = c_void_p(handle)
+    map_handle = _lib.lik_model_map(handle)
+    m._ik_map = IKMap._borrow(map_handle, m) if map_handle else None
+    return m
+
+
+def _plain_handle(m):
+    """The lik_model behind a Python model: its own for a library-made model, else a copy assembled
+    once (a plain model trained or loaded by upstream's path), freed with the model."""
+    handle = m.__dict__.get('_lik_handle')
+    if handle is not None:
+        return handle
+    assembled = m.__dict__.get('_lik_assembled')
+    if assembled is not None and assembled.value:
+        return assembled
+    err = lik_error()
+    handle = _lib.lik_model_assemble(byref(m), None, byref(err))
+    if not handle:
+        _raise(err)
+    m._lik_assembled = c_void_p(handle)
+    return m._lik_assembled
+
+
+def train(prob, param):
+    """train() with -k: a model, the cross-validation's ACC/MSE, or the search's (C, p, score, psi)."""
+    from .liblinearutil import report_cross_validation, report_parameter_search
+    options = param.ik
+    prob.set_bias(param.bias)
+    _core.liblinear.set_print_string_function(param.print_func)
+    _lib.lik_set_print_string_function(param.print_func)
+    err = lik_error()
+    if param.flag_find_parameters:
+        kernel = options.params(psi=options.psi if options.psi is not None else 0)
+        if options.psi is None:
+            kernel.psi = 0  # search psi too, as train -C -k without -g
+        best_psi, best_C, best_p, best_score = c_int(), c_double(), c_double(), c_double()
+        start_C = param.C if param.flag_C_specified else -1.0
+        start_p = param.p if param.flag_p_specified else -1.0
+        if _lib.lik_find_parameters(byref(prob), byref(param), byref(kernel), param.nr_fold, start_C, start_p,
+                                    byref(best_psi), byref(best_C), byref(best_p), byref(best_score),
+                                    byref(err)) != 0:
+            _raise(err)
+        C, p, score = report_parameter_search(param.solver_type, best_C.value, best_p.value, best_score.value,
+                                              best_psi=best_psi.value)
+        return C, p, score, best_psi.value
+    kernel = options.params()
+    if param.flag_cross_validation:
+        target = (c_double * max(prob.l, 1))()
+        if _lib.lik_cross_validation(byref(prob), byref(param), byref(kernel), param.nr_fold, target,
+                                     byref(err)) != 0:
+            _raise(err)
+        return report_cross_validation(param.solver_type, prob.y[:prob.l], target[:prob.l])
+    handle = _lib.lik_train(byref(prob), byref(param), byref(kernel), byref(err))
+    if not handle:
+        _raise(err)
+    m = _wrap_model(handle)
+    m._ik_device = options.device
+    m._ik_threads = options.threads
+    return m
+
+
+def save_model(model_file_name, m):
+    """The model's files as the train program writes them (MODEL, and MODEL.ik for a -k model)."""
+    err = lik_error()
+    if _lib.lik_model_save(model_file_name.encode(), _plain_handle(m), byref(err)) != 0:
+        _raise(err)
+
+
+def load_model(model_file_name):
+    """A plain model or a verified -k pair; None (with upstream's line) when the file cannot be read."""
+    err = lik_error()
+    handle = _lib.lik_model_load(model_file_name.encode(), byref(err))
+    if not handle:
+        if err.code == LIK_EIO and not os.access(model_file_name, os.R_OK):
+            # MODEL itself cannot be read: upstream's answer (a line, None)
+            print("can't open model file %s" % model_file_name)
+            return None
+        _raise(err)  # a pair whose map is missing, damaged or another's is refused
+    return _wrap_model(handle)
+
+
+def model_to_bytes(m):
+    _require()
+    data = POINTER(ctypes.c_ubyte)()
+    size = c_size_t()
+    err = lik_error()
+    if _lib.lik_model_to_bytes(_plain_handle(m), byref(data), byref(size), byref(err)) != 0:
+        _raise(err)
+    return _take_bytes(data, size)
+
+
+def model_from_bytes(data):
+    _require()
+    data = bytes(data)
+    err = lik_error()
+    handle = _lib.lik_model_from_bytes(data, len(data), byref(err))
+    if not handle:
+        _raise(err)
+    return _wrap_model(handle)
+
+
+def _predict_rows(handle, nodes, probability, nr_outputs, device, threads):
+    what = LIK_OUTPUT_PROBABILITY if probability else LIK_OUTPUT_VALUES
+    width = _lib.lik_model_nr_outputs(handle, what)
+    labels = np.zeros(max(nodes.count, 1), dtype=np.float64)
+    out = np.zeros((max(nodes.count, 1), max(width, 1)), dtype=np.float64)
+    if nodes.count:
+        err = lik_error()
+        status = _lib.lik_predict_rows(handle, ctypes.cast(nodes.rows, _ROWS), nodes.count, what,
+                                       labels.ctypes.data_as(POINTER(c_double)),
+                                       out.ctypes.data_as(POINTER(c_double)), device, threads, byref(err))
+        if status != 0:
+            _raise(err)
+    labels = labels[:nodes.count]
+    out = out[:nodes.count, :nr_outputs]
+    return labels.tolist(), out.tolist()
+
+
+def predict_nodes(m, nodes, probability, nr_outputs):
+    """A plain model's prediction of rows that already carry its bias node, in one C call."""
+    return _predict_rows(_plain_handle(m), nodes, probability, nr_outputs, LIK_DEVICE_CPU, 0)
+
+
+def predict_raw(m, x, probability, nr_outputs):
+    """A -k model's prediction of raw rows (mapped by the model's map), in one C call."""
+    indptr, index, value = _as_csr_rows(x)
+    nodes = NodeRows(indptr, index, value)
+    return _predict_rows(m._lik_handle, nodes, probability, nr_outputs,
+                         getattr(m, '_ik_device', LIK_DEVICE_AUTO), getattr(m, '_ik_threads', 0))
