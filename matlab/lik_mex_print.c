@@ -87,9 +87,20 @@ static void keep_pending(const char *s)
 	pthread_mutex_unlock(&pending_lock);
 }
 
+/*
+ * -q silences training's progress, but the train program prints the
+ * result line of each psi of -C -k ("psi = ...") even with -q (it is the
+ * search's output, not progress), and the kernel's API hands those lines
+ * to the same hook: they pass.
+ */
+static int prints_when_quiet(const char *s)
+{
+	return strncmp(s, "psi = ", 6) == 0;
+}
+
 void mex_print_string(const char *s)
 {
-	if (print_quiet)
+	if (print_quiet && !prints_when_quiet(s))
 		return;
 	if (pthread_equal(pthread_self(), interpreter_thread)) {
 		flush_pending();
@@ -109,7 +120,7 @@ void mex_print_begin(int quiet)
 	interpreter_thread = pthread_self();
 	print_quiet = quiet;
 	set_print_string_function(quiet ? print_nothing : mex_print_string);
-	lik_set_print_string_function(quiet ? print_nothing : mex_print_string);
+	lik_set_print_string_function(mex_print_string);
 }
 
 void mex_print_end(void)

@@ -233,12 +233,20 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 			fail(&c, "liblinear:train:search");
 		mex_print_end();
 		if (kernel) {
-			if (c.opt.param.solver_type == L2R_L2LOSS_SVR)
-				mexPrintf("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
-					best_psi, best_C, best_p, best_score);
-			else
-				mexPrintf("Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
-					best_psi, best_C, 100.0 * best_score);
+			/*
+			 * The program prints one line per psi tried and then the best;
+			 * the API prints the per-psi lines of a psi search, and this
+			 * one line stands for the single psi that -g fixed.
+			 */
+			const char *prefixes[2] = { "", "Best " };
+			for (int line = c.opt.psi_given ? 0 : 1; line < 2; line++) {
+				if (c.opt.param.solver_type == L2R_L2LOSS_SVR)
+					mexPrintf("%spsi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+						prefixes[line], best_psi, best_C, best_p, best_score);
+				else
+					mexPrintf("%spsi = %d  Best C = %g  CV accuracy = %g%%\n",
+						prefixes[line], best_psi, best_C, 100.0 * best_score);
+			}
 		} else if (c.opt.param.solver_type == L2R_L2LOSS_SVR) {
 			mexPrintf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
 		} else {
