@@ -367,8 +367,9 @@ struct lik_map *mex_map_from_struct(const mxArray *s, struct lik_error *err)
 		mex_error_set(err, LIK_EINVAL, "the model must be a 1x1 struct");
 		return NULL;
 	}
+	/* a model struct (it has weights) carries the partitioning in ik; else s is that field */
 	const mxArray *ik = s;
-	if (!mxGetField(s, 0, "bytes")) {
+	if (mxGetField(s, 0, "w")) {
 		ik = mxGetField(s, 0, "ik");
 		if (!ik) {
 			mex_error_set(err, LIK_EMODEL,

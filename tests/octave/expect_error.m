@@ -3,7 +3,7 @@ function message = expect_error(f, pattern)
 % whose message matches the regular expression pattern; returns the message.
   raised = false;
   try
-    evalc('f();');
+    f();
   catch err
     raised = true;
     message = err.message;
