@@ -1,4 +1,4 @@
-# LIBLINEAR-IK build. `make` builds train, predict, ikmap/ikmap and the library;
+# LIBLINEAR-IK build. `make` builds train, predict, tools/ikmap and the library;
 # `make check` runs every test; `make demo`, `make bench`, `make install`.
 
 CC ?= cc
@@ -13,24 +13,36 @@ PYTHON ?= python3
 SHVER = 6
 LIB_SO = liblinear/liblinear.so.$(SHVER)
 LIB_A = liblinear/liblinear.a
-PROGRAMS = train predict ikmap/ikmap
+PROGRAMS = train predict tools/ikmap
 
-CLI_SRC = liblinear/train.c liblinear/predict.c
-LIB_SRC = $(filter-out $(CLI_SRC), $(wildcard liblinear/*.c))
+# The library only; the programs are in tools/ (the tools block below).
+LIB_SRC = $(wildcard liblinear/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 LIB_HDR = $(wildcard liblinear/*.h)
+# liblinear.so.6 exports exactly upstream 2.50's API: the library's objects
+# (liblinear/ and common/) are compiled with hidden visibility and only the
+# definitions of linear.h's names are marked LIBLINEAR_EXPORT
+# (liblinear/export.h; tests/oracle/test_abi.py checks the set); the
+# OpenMP lock names the compilers make, which no attribute reaches, are
+# made local by liblinear/liblinear.map. The static liblinear.a, which the
+# programs, ikmap and the tests link, is built from the same objects:
+# hidden names still link statically.
+LIB_VISIBILITY = -fvisibility=hidden
+LIB_MAP = liblinear/liblinear.map
 
 # ---- common: output files written atomically, inputs that must be regular
-# files (common/*.h); compiled into liblinear.a, which every program and
-# ikmap already link. Defined before the rules that list LIB_OBJ/LIB_HDR.
+# files, the seeded RNG (common/*.h), used by liblinear/ and ikmap/ alike;
+# compiled into liblinear.a, which every program and ikmap already link. Defined before the rules that list LIB_OBJ/LIB_HDR.
 COMMON_SRC = $(wildcard common/*.c)
 COMMON_HDR = $(wildcard common/*.h)
 LIB_OBJ += $(COMMON_SRC:.c=.o)
 LIB_HDR += $(COMMON_HDR)
 ALL_CFLAGS += -Icommon
 
-common/%.o: common/%.c $(COMMON_HDR)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# (liblinear/export.h, which came with LIB_VISIBILITY: a tree built before
+# then rebuilds these objects hidden too.)
+common/%.o: common/%.c $(COMMON_HDR) liblinear/export.h
+	$(CC) $(ALL_CFLAGS) $(LIB_VISIBILITY) -c -o $@ $<
 # ---- end common ----
 
 # The GPU mapper's library (built in the GPU block at the end); named here
@@ -50,14 +62,14 @@ all: $(PROGRAMS) $(LIB_SO) $(LIB_A)
 lib: $(LIB_SO) $(LIB_A)
 
 liblinear/%.o: liblinear/%.c $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_VISIBILITY) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -o $@ $(LIB_OBJ) $(LDLIBS)
+$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -Wl,--version-script,$(LIB_MAP) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
 
@@ -159,36 +171,43 @@ ikmap-bench: bench/ikmap_bench
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
 
-# ---- ik: the Isolation Kernel in the programs (train -k, predict, ikmap) ----
-# The ikmap command is built inside the library's folder (./ikmap is that
-# folder) and installed as $(PREFIX)/bin/ikmap.
-IKMAP_TOOL = ikmap/ikmap
-IK_TOOL_SRC = ik/ikmap_main.c
-IK_SRC = $(filter-out $(IK_TOOL_SRC), $(wildcard ik/*.c))
+# ---- ik and tools: the Isolation Kernel glue (ik/) and the programs (tools/) ----
+# The programs live in tools/: train.c, predict.c and ikmap.c, with the
+# option parsing they share (ik_options.c, cli_number.c). train and predict
+# are built at the root (upstream's habit); the ikmap command is built as
+# tools/ikmap (./ikmap is the map library's folder) and installed as
+# $(PREFIX)/bin/ikmap.
+IKMAP_TOOL = tools/ikmap
+TOOLS_MAIN_SRC = tools/train.c tools/predict.c tools/ikmap.c
+TOOLS_SRC = $(filter-out $(TOOLS_MAIN_SRC), $(wildcard tools/*.c))
+TOOLS_OBJ = $(TOOLS_SRC:.c=.o)
+TOOLS_HDR = $(wildcard tools/*.h)
+IK_SRC = $(wildcard ik/*.c)
 IK_OBJ = $(IK_SRC:.c=.o)
 IK_HDR = $(wildcard ik/*.h)
-IK_CFLAGS = -Iliblinear -Iikmap -Iik
-PROGRAM_LIBS = $(IK_OBJ) $(IKMAP_A) $(LIB_A)
+# ik/ik_train.h still takes struct ik_options from tools/ (hence -Itools).
+IK_CFLAGS = -Iliblinear -Iikmap -Iik -Itools
+PROGRAM_LIBS = $(TOOLS_OBJ) $(IK_OBJ) $(IKMAP_A) $(LIB_A)
 PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
 
-ik/%.o: ik/%.c $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
+ik/%.o: ik/%.c $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
 
-$(CLI_SRC:.c=.o): liblinear/%.o: liblinear/%.c $(LIB_HDR) $(IK_HDR) $(IKMAP_HDR)
+tools/%.o: tools/%.c $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
 
-train: liblinear/train.o $(PROGRAM_DEPS)
-	$(CC) -o $@ liblinear/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+train: tools/train.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-predict: liblinear/predict.o $(PROGRAM_DEPS)
-	$(CC) -o $@ liblinear/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+predict: tools/predict.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
-$(IKMAP_TOOL): ik/ikmap_main.o $(PROGRAM_DEPS)
-	$(CC) -o $@ ik/ikmap_main.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+$(IKMAP_TOOL): tools/ikmap.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/ikmap.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
 IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
 
-$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
+$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
 
@@ -340,7 +359,7 @@ tests/unit/test_ikmap_gpu: tests/unit/test_ikmap_gpu.c $(UNIT_HDR) $(IKMAP_HDR) 
 # What a GPU session carries (bench/results/README-gpu.md): the shared
 # libraries the programs need beyond libc (the device machine may lack
 # OpenBLAS) and the datasets, under build/gpu/.
-GPU_CARRY_PROGRAMS = train predict ikmap/ikmap tests/unit/test_ikmap_gpu tests/unit/test_anne_gpu
+GPU_CARRY_PROGRAMS = train predict tools/ikmap tests/unit/test_ikmap_gpu tests/unit/test_anne_gpu
 .PHONY: gpu-carry
 gpu-carry: $(GPU_CARRY_PROGRAMS)
 	@test -n "$(strip $(NVCC))" || { echo "gpu-carry needs nvcc (CUDA toolkit)"; exit 1; }
@@ -366,7 +385,7 @@ clean:
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
 	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
-	rm -f common/*.o
+	rm -f common/*.o tools/*.o
 
 # ---- fuzzing and sanitizers (tests/fuzz/, owned by the fuzz branch) ---------
 # `make fuzz` builds the libFuzzer targets with clang into build/fuzz/ (the
@@ -392,11 +411,11 @@ FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/, $(FUZZ_TARGETS))
 # Everything the programs link but the CUDA mapper (CPU-only); common/
 # and the BLAS choice are picked up when the tree has them.
-FUZZ_LIB_SRC = $(LIB_SRC) $(wildcard common/*.c) $(IKMAP_SRC) $(IK_SRC) $(GPU_HOST_OBJ:.o=.c) cuda/anne_gpu_none.c
+FUZZ_LIB_SRC = $(LIB_SRC) $(wildcard common/*.c) $(IKMAP_SRC) $(IK_SRC) $(TOOLS_SRC) $(GPU_HOST_OBJ:.o=.c) cuda/anne_gpu_none.c
 FUZZ_LIB_OBJ = $(addprefix $(FUZZ_BUILD)/obj/, $(FUZZ_LIB_SRC:.c=.o))
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Werror -g -O1 -fno-omit-frame-pointer \
-	-fopenmp $(FUZZ_SANITIZE) -Iliblinear -Iikmap -Iik -Icuda -Icommon $(BLAS_CFLAGS)
+	-fopenmp $(FUZZ_SANITIZE) -Iliblinear -Iikmap -Iik -Itools -Icuda -Icommon $(BLAS_CFLAGS)
 FUZZ_LIBS ?= $(if $(BLAS_CHOICE),$(BLAS_LIBS),-lopenblas)
 # Options of every run: an allocation above 256 MB, an RSS above 2 GB or
 # one input running 10 s is a finding; stdout and stderr of the code under
@@ -406,7 +425,7 @@ FUZZ_ENV = ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 UBSAN_OP
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-regress fuzz-regress-found fuzz-clean sanitize-check
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(LIB_HDR) $(wildcard common/*.h) $(IKMAP_HDR) $(IK_HDR) $(GPU_HDR)
+$(FUZZ_BUILD)/obj/%.o: %.c $(LIB_HDR) $(wildcard common/*.h) $(IKMAP_HDR) $(IK_HDR) $(TOOLS_HDR) $(GPU_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -2,10 +2,14 @@
  * cells_train.c - reads a file that `ikmap` mapped (t cells a row) into
  * compact cell rows (rows.h ROWS_CELLS, uint16_t cells) and trains once
  * with our train_rows(), so that a separate process measures the peak
- * memory of training on cells alone (no raw rows, no map).
+ * memory of training on cells alone (no raw rows, no map), and the time
+ * of training on cells (bench/ik_training.py; train_rows is internal to
+ * the library, so it links the static liblinear.a: liblinear.so.6 exports
+ * only upstream's API).
  *
  * cells_train FILE T PSI SOLVER C
- * Prints "train_s=..." (the train_rows call alone). Needs psi <= 65536.
+ * Prints "train_s=..." (the train_rows call alone) and "nnz_w=..." (the
+ * nonzero weights of the model). Needs psi <= 65536.
  * A benchmark aid, not part of the library.
  */
 #include <stdint.h>
@@ -81,7 +85,10 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!m)
 		die("train_rows failed");
-	printf("train_s=%.6f\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	long nnz_w = 0;
+	for (int j = 0; j < m->nr_feature; j++)
+		nnz_w += m->w[j] != 0;
+	printf("train_s=%.6f\nnnz_w=%ld\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, nnz_w);
 	free_and_destroy_model(&m);
 	free(y);
 	free(cells);

@@ -20,7 +20,7 @@ DATA_DIR = Path(os.environ.get("LIBLINEAR_IK_DATA", REPO.parent / "shared" / "da
 TMP = Path(os.environ.get("LIBLINEAR_IK_BENCH_TMP", "/tmp/liblinear-ik-bench"))
 TRAIN = str(REPO / "train")
 PREDICT = str(REPO / "predict")
-IKMAP = str(REPO / "ikmap" / "ikmap")
+IKMAP = str(REPO / "tools" / "ikmap")
 
 # name -> (folder, training file, test file or None: held-out fifth)
 SPLITS = {

@@ -1,41 +1,13 @@
 /*
  * ikmap.c - building a map (checks, scaling, sampling), mapping rows,
- * the kernel, accessors and freeing. The partitioning-specific work lives
- * in iforest.c and anne_*.c.
+ * the kernel and accessors. The partitioning-specific work lives in
+ * iforest.c and anne_*.c; allocating, preparing and freeing a map in
+ * ikmap_state.c; the helpers all of them share in ikmap_util.c.
  */
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "ikmap_impl.h"
-
-void ikmap_error(char *err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, IKMAP_ERR_SIZE, fmt, ap);
-	va_end(ap);
-}
-
-int ikmap_threads(int requested)
-{
-	return requested > 0 ? requested : omp_get_max_threads();
-}
-
-struct ikmap *ikmap_alloc(void)
-{
-	struct ikmap *map = calloc(1, sizeof(struct ikmap));
-	if (map && !(map->gpu = ikmap_gpu_new())) {
-		free(map);
-		return NULL;
-	}
-	return map;
-}
 
 const char *ikmap_method_name(enum ikmap_method method)
 {
@@ -131,46 +103,6 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 	return 0;
 }
 
-/*
- * Feature keys are the features themselves while span + 1 entries cost
- * little: up to 2^22 (32 MiB of eight-byte entries) or DIRECT_PER_NONZERO
- * entries per stored nonzero, which covers every real data set's map of
- * moderate width at the old cost (one load per lookup). Beyond, a sorted
- * list of the distinct features, found by binary search.
- */
-#define DIRECT_MAX_SPAN (1 << 22)
-#define DIRECT_PER_NONZERO 8
-
-static int cmp_feature(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-int ikmap_set_keys(struct ikmap *map, const int *index, int64_t count)
-{
-	free(map->keys);
-	map->keys = NULL;
-	map->nkeys = 0;
-	map->span = 0;
-	for (int64_t e = 0; e < count; e++)
-		if (index[e] > map->span)
-			map->span = index[e];
-	if (map->span <= DIRECT_MAX_SPAN || map->span / DIRECT_PER_NONZERO <= count)
-		return 0;
-	map->keys = malloc((size_t)count * sizeof(int));
-	if (!map->keys)
-		return -1;
-	memcpy(map->keys, index, (size_t)count * sizeof(int));
-	qsort(map->keys, (size_t)count, sizeof(int), cmp_feature);
-	int n = 0;
-	for (int64_t e = 0; e < count; e++)
-		if (n == 0 || map->keys[n - 1] != map->keys[e])
-			map->keys[n++] = map->keys[e];
-	map->nkeys = n;
-	return 0;
-}
-
 /* Every partitioning's psi distinct row numbers, at drawn[k*psi ..]. */
 static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char *err)
 {
@@ -235,14 +167,6 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 		return NULL;
 	}
 	return map;
-}
-
-int ikmap_prepare(struct ikmap *map, char *err)
-{
-	if (map->method == IKMAP_ANNE)
-		return ikmap_anne_prepare(map, err);
-	map->path = IKMAP_PATH_SPARSE;
-	return ikmap_forest_prepare(map, err);
 }
 
 /*
@@ -344,35 +268,6 @@ int ikmap_set_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return 0;
 	}
 	return ikmap_anne_use_path(map, path, err);
-}
-
-void ikmap_free(struct ikmap *map)
-{
-	if (!map)
-		return;
-	free(map->factor);
-	free(map->sample_start);
-	free(map->sample_index);
-	free(map->sample_value);
-	free(map->centre);
-	free(map->tree_start);
-	free(map->node_feature);
-	free(map->node_child);
-	free(map->node_split);
-	free(map->sample_scaled);
-	free(map->sample_sqnorm);
-	free(map->part_maxnorm);
-	free(map->mean);
-	free(map->dense);
-	free(map->part_maxnorm_centred);
-	free(map->post_start);
-	free(map->post_sample);
-	free(map->post_value);
-	free(map->feature_slot);
-	free(map->node_slot);
-	free(map->keys);
-	ikmap_gpu_free(map->gpu);
-	free(map);
 }
 
 int ikmap_t(const struct ikmap *map) { return map->t; }

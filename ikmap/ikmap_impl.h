@@ -85,6 +85,14 @@ struct ikmap {
 	int *node_slot;		/* slot of node_feature (inner nodes) */
 };
 
+/*
+ * Who calls whom (no circle): the facade, ikmap.c (build, map, kernel,
+ * accessors) and ikmap_file.c (save, load), calls ikmap_state.c and the
+ * method files (sample.c, iforest.c, anne_*.c); ikmap_state.c calls the
+ * method files; every file may call ikmap_util.c, which calls none.
+ */
+
+/* ikmap_util.c */
 /* Formats a message into err (when not NULL). */
 void ikmap_error(char *err, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -92,14 +100,15 @@ void ikmap_error(char *err, const char *fmt, ...)
 #endif
 	;
 
+/* OpenMP thread count for a caller's request (<= 0: default). */
+int ikmap_threads(int requested);
+
+/* ikmap_state.c (and ikmap_free, ikmap.h) */
 /* An empty map with every pointer NULL; NULL when out of memory. */
 struct ikmap *ikmap_alloc(void);
 
 /* Computes the derived part (and the aNNE path by the cost model). */
 int ikmap_prepare(struct ikmap *map, char *err);
-
-/* OpenMP thread count for a caller's request (<= 0: default). */
-int ikmap_threads(int requested);
 
 /* The factor of feature j (1 <= j <= dim): 1 for an unscaled map, which stores none. */
 static inline double ikmap_factor(const struct ikmap *map, int j)
@@ -108,7 +117,7 @@ static inline double ikmap_factor(const struct ikmap *map, int j)
 }
 
 /*
- * Feature keys (see span above). ikmap_set_keys sets span, keys and nkeys
+ * ikmap_util.c: feature keys (see span above). ikmap_set_keys sets span, keys and nkeys
  * from count feature indices (each >= 1) at index; 0, or -1 when out of
  * memory. ikmap_feature_key is j's key: j itself (direct) or its position
  * in keys, -1 when the stored part does not use j. ikmap_key_count is the

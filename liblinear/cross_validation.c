@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "folds.h"
+#include "export.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "print.h"
@@ -81,7 +82,7 @@ int cross_validation_rows(const struct row_set *X, const double *y, double bias,
 	return failed ? -1 : 0;
 }
 
-void cross_validation(const struct problem *prob, const struct parameter *param, int nr_fold, double *target)
+LIBLINEAR_EXPORT void cross_validation(const struct problem *prob, const struct parameter *param, int nr_fold, double *target)
 {
 	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
 	cross_validation_rows(&X, prob->y, prob->bias, param, nr_fold, target);

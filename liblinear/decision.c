@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "export.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "model_shape.h"
@@ -47,7 +48,7 @@ double predict_values_row(const struct model *m, const struct row_set *X, int i,
 	return label_from_decisions(m, dec_values);
 }
 
-double predict_values(const struct model *model_, const struct feature_node *x, double *dec_values)
+LIBLINEAR_EXPORT double predict_values(const struct model *model_, const struct feature_node *x, double *dec_values)
 {
 	/* A one-row view of x; rows are read-only through the row interface. */
 	struct feature_node *row[1] = { (struct feature_node *)x };
@@ -55,7 +56,7 @@ double predict_values(const struct model *model_, const struct feature_node *x, 
 	return predict_values_row(model_, &one, 0, dec_values);
 }
 
-double predict(const struct model *model_, const struct feature_node *x)
+LIBLINEAR_EXPORT double predict(const struct model *model_, const struct feature_node *x)
 {
 	/* Two slots cover nr_w == 1; larger models need nr_class slots. */
 	int nr_w = model_nr_w(model_);
@@ -72,7 +73,7 @@ double predict(const struct model *model_, const struct feature_node *x)
 	return label;
 }
 
-double predict_probability(const struct model *model_, const struct feature_node *x, double *prob_estimates)
+LIBLINEAR_EXPORT double predict_probability(const struct model *model_, const struct feature_node *x, double *prob_estimates)
 {
 	if (!check_probability_model(model_))
 		return 0;
@@ -93,17 +94,17 @@ double predict_probability(const struct model *model_, const struct feature_node
 	return label;
 }
 
-int get_nr_feature(const struct model *model_)
+LIBLINEAR_EXPORT int get_nr_feature(const struct model *model_)
 {
 	return model_->nr_feature;
 }
 
-int get_nr_class(const struct model *model_)
+LIBLINEAR_EXPORT int get_nr_class(const struct model *model_)
 {
 	return model_->nr_class;
 }
 
-void get_labels(const struct model *model_, int *label)
+LIBLINEAR_EXPORT void get_labels(const struct model *model_, int *label)
 {
 	if (model_->label == NULL)
 		return;
@@ -129,14 +130,14 @@ static double weight_of(const struct model *m, size_t j, int label_idx)
 	return m->w[j * (size_t)nr_w + (size_t)label_idx];
 }
 
-double get_decfun_coef(const struct model *model_, int feat_idx, int label_idx)
+LIBLINEAR_EXPORT double get_decfun_coef(const struct model *model_, int feat_idx, int label_idx)
 {
 	if (feat_idx < 1 || feat_idx > model_->nr_feature)
 		return 0;
 	return weight_of(model_, (size_t)feat_idx - 1, label_idx);
 }
 
-double get_decfun_bias(const struct model *model_, int label_idx)
+LIBLINEAR_EXPORT double get_decfun_bias(const struct model *model_, int label_idx)
 {
 	if (model_->param.solver_type == ONECLASS_SVM) {
 		fprintf(stderr, "ERROR: get_decfun_bias can not be called for a one-class SVM model\n");
@@ -147,7 +148,7 @@ double get_decfun_bias(const struct model *model_, int label_idx)
 	return model_->bias * weight_of(model_, (size_t)model_->nr_feature, label_idx);
 }
 
-double get_decfun_rho(const struct model *model_)
+LIBLINEAR_EXPORT double get_decfun_rho(const struct model *model_)
 {
 	if (model_->param.solver_type != ONECLASS_SVM) {
 		fprintf(stderr, "ERROR: get_decfun_rho can be called only for a one-class SVM model\n");
@@ -156,17 +157,17 @@ double get_decfun_rho(const struct model *model_)
 	return model_->rho;
 }
 
-int check_probability_model(const struct model *model)
+LIBLINEAR_EXPORT int check_probability_model(const struct model *model)
 {
 	return solver_is_probabilistic(model->param.solver_type);
 }
 
-int check_regression_model(const struct model *model)
+LIBLINEAR_EXPORT int check_regression_model(const struct model *model)
 {
 	return solver_is_regression(model->param.solver_type);
 }
 
-int check_oneclass_model(const struct model *model)
+LIBLINEAR_EXPORT int check_oneclass_model(const struct model *model)
 {
 	return model->param.solver_type == ONECLASS_SVM;
 }

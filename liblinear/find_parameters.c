@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "export.h"
 #include "find_parameters.h"
 #include "folds.h"
 #include "linear_rows.h"
@@ -303,7 +304,7 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 	*best_score = best.score;
 }
 
-void find_parameters(const struct problem *prob, const struct parameter *param, int nr_fold,
+LIBLINEAR_EXPORT void find_parameters(const struct problem *prob, const struct parameter *param, int nr_fold,
 	double start_C, double start_p, double *best_C, double *best_p, double *best_score)
 {
 	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "export.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "model_shape.h"
@@ -538,7 +539,7 @@ struct model *train_rows(const struct row_set *X, const double *y, double bias,
 	return m;
 }
 
-struct model *train(const struct problem *prob, const struct parameter *param)
+LIBLINEAR_EXPORT struct model *train(const struct problem *prob, const struct parameter *param)
 {
 	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
 	return train_rows(&X, prob->y, prob->bias, param);

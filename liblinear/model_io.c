@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "atomic_file.h"
+#include "export.h"
 #include "linear.h"
 #include "model_shape.h"
 #include "model_stream.h"
@@ -138,7 +139,7 @@ int save_model_stream(FILE *fp, const struct model *model_)
  * atomically and keeps its permissions; a device or FIFO is written
  * through, as upstream does (atomic_file.h).
  */
-int save_model(const char *model_file_name, const struct model *model_)
+LIBLINEAR_EXPORT int save_model(const char *model_file_name, const struct model *model_)
 {
 	struct atomic_file out;
 	if (atomic_file_open(&out, model_file_name, ATOMIC_FILE_WRITE_THROUGH) != 0)
@@ -464,7 +465,7 @@ static struct model *read_model(FILE *fp)
 	return m;
 }
 
-struct model *load_model(const char *model_file_name)
+LIBLINEAR_EXPORT struct model *load_model(const char *model_file_name)
 {
 	FILE *fp = fopen(model_file_name, "r");
 	if (fp == NULL)

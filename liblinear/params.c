@@ -8,10 +8,11 @@
  * then writes out of bounds).
  */
 #include <stdlib.h>
+#include "export.h"
 #include "linear.h"
 #include "model_shape.h"
 
-int liblinear_version = LIBLINEAR_VERSION;
+LIBLINEAR_EXPORT int liblinear_version = LIBLINEAR_VERSION;
 
 static int solver_is_known(int s)
 {
@@ -33,7 +34,7 @@ static int solver_allows_unregularized_bias(int s)
 		|| s == L1R_LR || s == L2R_L2LOSS_SVR;
 }
 
-const char *check_parameter(const struct problem *prob, const struct parameter *param)
+LIBLINEAR_EXPORT const char *check_parameter(const struct problem *prob, const struct parameter *param)
 {
 	int s = param->solver_type;
 
@@ -72,7 +73,7 @@ const char *check_parameter(const struct problem *prob, const struct parameter *
 }
 
 /* The training-only pointers in model->param belong to the caller, as upstream. */
-void free_model_content(struct model *model_ptr)
+LIBLINEAR_EXPORT void free_model_content(struct model *model_ptr)
 {
 	if (model_ptr == NULL)
 		return;
@@ -82,7 +83,7 @@ void free_model_content(struct model *model_ptr)
 	model_ptr->label = NULL;
 }
 
-void free_and_destroy_model(struct model **model_ptr_ptr)
+LIBLINEAR_EXPORT void free_and_destroy_model(struct model **model_ptr_ptr)
 {
 	if (model_ptr_ptr == NULL || *model_ptr_ptr == NULL)
 		return;
@@ -91,7 +92,7 @@ void free_and_destroy_model(struct model **model_ptr_ptr)
 	*model_ptr_ptr = NULL;
 }
 
-void destroy_param(struct parameter *param)
+LIBLINEAR_EXPORT void destroy_param(struct parameter *param)
 {
 	if (param == NULL)
 		return;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "export.h"
 #include "linear.h"
 #include "print.h"
 
@@ -23,7 +24,7 @@ bool info_mute(bool mute)
 	return was;
 }
 
-void set_print_string_function(void (*print_func)(const char *))
+LIBLINEAR_EXPORT void set_print_string_function(void (*print_func)(const char *))
 {
 	print_string = print_func ? print_func : print_to_stdout;
 }

@@ -31,7 +31,7 @@ builtin)
 	echo "blas_identity: ikmap/blas-flavour missing; run make first" >&2
 	exit 1 ;;
 esac
-for exe in train predict ikmap/ikmap; do
+for exe in train predict tools/ikmap; do
 	test -x "$exe" || { echo "blas_identity: ./$exe missing; run make first" >&2; exit 1; }
 done
 
@@ -50,7 +50,7 @@ fi || { echo "blas_identity: cannot copy the tree" >&2; exit 1; }
 echo "blas_identity: building a copy with BLAS=builtin"
 if [ -n "${CFLAGS:-}" ]; then set -- CFLAGS="$CFLAGS"; else set --; fi
 if ! make -C "$work/src" -j2 BLAS=builtin NVCC= CC="${CC:-cc}" "$@" \
-	train predict ikmap/ikmap >"$work/make.log" 2>&1; then
+	train predict tools/ikmap >"$work/make.log" 2>&1; then
 	tail -20 "$work/make.log"
 	echo "blas_identity: the BLAS=builtin build failed" >&2
 	exit 1
@@ -81,7 +81,7 @@ check() {
 		mkdir "$work/$side"
 		# shellcheck disable=SC2086,SC2015 # opts is a list of options; the echo runs on any failure
 		(cd "$work/$side" && "$bin/train" -q -k anne -d cpu $opts ../train m) \
-			&& "$bin/ikmap/ikmap" -d cpu "$work/$side/m.ik" <"$work/test" >"$work/$side/mapped" \
+			&& "$bin/tools/ikmap" -d cpu "$work/$side/m.ik" <"$work/test" >"$work/$side/mapped" \
 			&& "$bin/predict" -d cpu "$work/test" "$work/$side/m" "$work/$side/out" >/dev/null \
 			|| { echo "FAILED: $name ($side build)"; same=0; }
 	done

@@ -13,7 +13,7 @@ data=${1:-../shared/data}
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
-if ! ./ikmap/ikmap -d gpu "$work/none.ik" 2>"$work/why" </dev/null; then
+if ! ./tools/ikmap -d gpu "$work/none.ik" 2>"$work/why" </dev/null; then
 	if grep -q '^ERROR: -d gpu:' "$work/why"; then
 		echo "SKIPPED: $(sed 's/^ERROR: //' "$work/why") (gpu_check.sh checked nothing)"
 		exit 0
@@ -46,7 +46,7 @@ for dir in "$data"/*/; do
 	for device in cpu gpu; do
 		mkdir -p "$work/$device"
 		(cd "$work/$device" && "$OLDPWD/train" -q -k anne -d $device ../train m) \
-			&& ./ikmap/ikmap -d $device "$work/$device/m.ik" <"$work/test" >"$work/$device/mapped" \
+			&& ./tools/ikmap -d $device "$work/$device/m.ik" <"$work/test" >"$work/$device/mapped" \
 			&& ./predict -d $device "$work/test" "$work/$device/m" "$work/$device/out" >/dev/null \
 			|| { echo "FAILED: $name -d $device"; same=0; }
 	done

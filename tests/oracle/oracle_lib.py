@@ -29,6 +29,10 @@ REPO = Path(__file__).resolve().parents[2]
 BIN_DIR = Path(os.environ.get("LIBLINEAR_IK_BIN", REPO))
 TRAIN = BIN_DIR / "train"
 PREDICT = BIN_DIR / "predict"
+# The ikmap command: tools/ikmap in a build tree (./ikmap is the map
+# library's folder), bin/ikmap when installed.
+IKMAP_TOOL = (BIN_DIR / "tools" / "ikmap" if (BIN_DIR / "tools").is_dir()
+    else BIN_DIR / "ikmap")
 OUR_LIB = REPO / "liblinear" / "liblinear.so.6"
 DATA_DIR = Path(os.environ.get("LIBLINEAR_IK_DATA", REPO.parent / "shared" / "data"))
 

@@ -1,6 +1,9 @@
 """Our liblinear.so.6 driven through upstream's own ctypes Structures (the
 ones LIBLINEAR's Python interface uses): the ABI is upstream 2.50's."""
 import ctypes
+import re
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +11,7 @@ import pytest
 import oracle_lib as ol
 from cases import A9A, DNA, HEART, MODEL_CASES, SATIMAGE
 from liblinear.liblinear import PRINT_STRING_FUN, parameter, problem
+from liblinear import liblinear as upstream_module
 from liblinear.liblinear import liblinear as upstream_lib
 from liblinear.liblinearutil import svm_read_problem
 from oracle_lib import Case
@@ -253,3 +257,76 @@ def test_w_recalc_recomputes_w_from_alpha(solver, data, ours, printing):
         # Our running w keeps a residue there, so w_recalc did the work.
         w, _ = train_with(ours, prob, "-s 3")
         assert np.any(w[only_beyond] != 0.0)
+
+
+# ------------------------------------------------ the exported names
+
+def dynamic_symbols(library):
+    """{name: 'function' or 'data'} of the symbols a shared library defines
+    and exports (nm -D --defined-only)."""
+    r = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    kinds = {}
+    for line in r.stdout.splitlines():
+        kind, name = line.split()[-2:]
+        kinds[name] = "function" if kind in "TtWwi" else "data"
+    return kinds
+
+
+def upstream_exports():
+    """What upstream 2.50's library exports of its API: the oracle's library
+    (upstream's sources built by liblinear-official) less its C++ internals
+    (mangled _Z names: NEWTON, the l2r_*_fun classes, Solver_MCSVM_CS) and
+    its bundled BLAS (blas/: daxpy_, ddot_, ... in the Fortran naming)."""
+    everything = dynamic_symbols(upstream_lib._name)
+    return {n: k for n, k in everything.items() if not n.startswith("_Z") and not n.endswith("_")}
+
+
+def our_library():
+    if not ol.OUR_LIB.exists():
+        pytest.fail(f"{ol.OUR_LIB} is not built; run make first")
+    return ol.OUR_LIB
+
+
+def test_upstream_api_is_its_python_interfaces_functions_and_the_version():
+    """The list the next test compares with, derived a second way: the
+    functions upstream's Python interface declares prototypes for (all of
+    linear.h's) and the liblinear_version variable."""
+    source = Path(upstream_module.__file__).read_text()
+    declared = set(re.findall(r"^fillprototype\(liblinear\.(\w+),", source, re.M))
+    assert len(declared) == 22
+    expected = {n: "function" for n in declared}
+    expected["liblinear_version"] = "data"
+    assert upstream_exports() == expected
+
+
+def test_our_library_exports_exactly_upstreams_api():
+    """liblinear.so.6 exports upstream 2.50's API and nothing else: no
+    solver, row, reader, rng, atomic_file or OpenMP name of ours."""
+    ours = dynamic_symbols(our_library())
+    upstream = upstream_exports()
+    assert sorted(set(ours) - set(upstream)) == []
+    assert sorted(set(upstream) - set(ours)) == []
+    assert ours == upstream
+
+
+def test_our_header_declares_exactly_the_exported_functions():
+    """linear.h (what make install ships) declares the exported functions,
+    no more, no fewer."""
+    header = (ol.REPO / "liblinear" / "linear.h").read_text()
+    declared = set(re.findall(r"^[a-z][\w ]*[ *](\w+)\(", header, re.M))
+    functions = {n for n, k in upstream_exports().items() if k == "function"}
+    assert declared == functions
+    assert re.search(r"^extern int liblinear_version;$", header, re.M)
+
+
+def test_our_library_needs_no_blas_and_no_cuda():
+    """Programs that want upstream's API load liblinear.so.6 without
+    OpenBLAS or the CUDA runtime (the Isolation Kernel's GEMM and GPU
+    mapper stay out of it)."""
+    r = subprocess.run(["ldd", str(our_library())], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    needed = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+    assert any(name.startswith("libc.so") for name in needed), r.stdout
+    for name in needed:
+        assert not re.search(r"blas|lapack|cuda|cublas|gfortran", name, re.I), needed

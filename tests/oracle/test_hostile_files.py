@@ -20,9 +20,8 @@ import pytest
 
 import oracle_lib as ol
 
-IKMAP_TOOL = ol.BIN_DIR / "ikmap"
-if IKMAP_TOOL.is_dir():
-    IKMAP_TOOL = IKMAP_TOOL / "ikmap"
+# tools/ikmap in the build tree, bin/ikmap installed (oracle_lib).
+IKMAP_TOOL = ol.IKMAP_TOOL
 HERE = Path(__file__).resolve().parent
 NOT_A_FILE = "not a regular file"
 

@@ -18,10 +18,8 @@ from liblinear.liblinear import parameter, problem
 from liblinear.liblinearutil import load_model, save_model
 from liblinear.liblinearutil import train as upstream_train
 
-# In the build tree the command is ikmap/ikmap; installed, bin/ikmap.
-IKMAP_TOOL = ol.BIN_DIR / "ikmap"
-if IKMAP_TOOL.is_dir():
-    IKMAP_TOOL = IKMAP_TOOL / "ikmap"
+# tools/ikmap in the build tree, bin/ikmap installed (oracle_lib).
+IKMAP_TOOL = ol.IKMAP_TOOL
 TRAILER = re.compile(r"^ik_partitioning ([0-9a-f]{16}) (.+)$")
 TRAIN_USAGE = "Usage: train [options] training_set_file [model_file]\noptions:\n"
 

@@ -8,10 +8,8 @@ import pytest
 
 import oracle_lib as ol
 
-# In the build tree the command is ikmap/ikmap; installed (or elsewhere), ikmap.
-IKMAP_TOOL = ol.BIN_DIR / "ikmap"
-if IKMAP_TOOL.is_dir():
-    IKMAP_TOOL = IKMAP_TOOL / "ikmap"
+# tools/ikmap in the build tree, bin/ikmap installed (oracle_lib).
+IKMAP_TOOL = ol.IKMAP_TOOL
 
 TRAIN_USAGE = "Usage: train [options] training_set_file [model_file]\n"
 PREDICT_USAGE = "Usage: predict [options] test_file model_file output_file\n"

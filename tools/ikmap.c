@@ -1,5 +1,5 @@
 /*
- * ikmap_main.c - the `ikmap` command: build a partitioning file, map
+ * ikmap.c - the `ikmap` command: build a partitioning file, map
  * LIBSVM rows through one, or print Isolation Kernel values.
  *
  *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1] [-m threads] data partitioning_file

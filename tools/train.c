@@ -4,12 +4,12 @@
  * Same options, defaults, messages and exit codes as upstream (options
  * before the file names; only the letter after '-' is looked at), plus
  * multi-core LIBLINEAR's "-m threads" and the Isolation Kernel options
- * -k, -t, -g, -r, -S, -d (ik/ik_options.h). Without -k (or with -k 0)
+ * -k, -t, -g, -r, -S, -d (tools/ik_options.h). Without -k (or with -k 0)
  * train is plain LIBLINEAR and the other Isolation Kernel options are
  * accepted and ignored, as upstream ignores -p for a classifier; with -k
  * the rows are mapped (ik/ik_train.h) and the model is saved with its
  * partitioning file (ik/ik_model.h). Differences, all deliberate:
- * option values are read strictly (ik/cli_number.h: "-c 1x", "-s abc",
+ * option values are read strictly (tools/cli_number.h: "-c 1x", "-s abc",
  * "-e nan" are errors, not 1, 0 and NaN as upstream's atof/atoi make them),
  * an empty training file is an error instead of a model with nr_class 0,
  * input errors say why after upstream's "Wrong input format at line N",

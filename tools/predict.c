@@ -5,7 +5,7 @@
  * -q, with upstream's output formats and messages. The test file is read
  * one row at a time, so its size does not matter. Differences, all
  * deliberate: the arguments are counted (upstream reads past argv), -b
- * must be a whole integer (ik/cli_number.h; upstream's atoi takes "1x"), an
+ * must be a whole integer (tools/cli_number.h; upstream's atoi takes "1x"), an
  * empty test file is an error, input errors say why after upstream's
  * "Wrong input format at line N", and a regular output file is written
  * to a temporary file beside it and renamed into place only when all

@@ -1,5 +1,6 @@
 /*
- * rng.h - the library's own seeded pseudo-random numbers.
+ * rng.h - the seeded pseudo-random numbers of the LIBLINEAR library and of
+ * the Isolation Kernel map (ikmap/), shared from common/.
  *
  * Contract: the same seed gives the same sequence on every platform,
  * compiler and thread count (unlike libc rand(), which upstream uses).

@@ -1,0 +1,56 @@
+/*
+ * ikmap_state.c - a struct ikmap's life: an empty map, its derived part
+ * computed from the stored part (after a build in ikmap.c or a load in
+ * ikmap_file.c), and freeing. It calls the method files' prepare and GPU
+ * context functions; both halves of the facade call it, and it calls
+ * neither of them.
+ */
+#include <stdlib.h>
+#include "ikmap_impl.h"
+
+struct ikmap *ikmap_alloc(void)
+{
+	struct ikmap *map = calloc(1, sizeof(struct ikmap));
+	if (map && !(map->gpu = ikmap_gpu_new())) {
+		free(map);
+		return NULL;
+	}
+	return map;
+}
+
+int ikmap_prepare(struct ikmap *map, char *err)
+{
+	if (map->method == IKMAP_ANNE)
+		return ikmap_anne_prepare(map, err);
+	map->path = IKMAP_PATH_SPARSE;
+	return ikmap_forest_prepare(map, err);
+}
+
+void ikmap_free(struct ikmap *map)
+{
+	if (!map)
+		return;
+	free(map->factor);
+	free(map->sample_start);
+	free(map->sample_index);
+	free(map->sample_value);
+	free(map->centre);
+	free(map->tree_start);
+	free(map->node_feature);
+	free(map->node_child);
+	free(map->node_split);
+	free(map->sample_scaled);
+	free(map->sample_sqnorm);
+	free(map->part_maxnorm);
+	free(map->mean);
+	free(map->dense);
+	free(map->part_maxnorm_centred);
+	free(map->post_start);
+	free(map->post_sample);
+	free(map->post_value);
+	free(map->feature_slot);
+	free(map->node_slot);
+	free(map->keys);
+	ikmap_gpu_free(map->gpu);
+	free(map);
+}
