@@ -211,6 +211,69 @@ $(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(I
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 # ---- end ik ----
 
+# ---- lik: the kernel's C API as a library (ik/liblinear_ik.h, owned by the capi branch) ----
+# ik/libliblinear-ik.so.1 (soname libliblinear-ik.so.1, link
+# libliblinear-ik.so) exports exactly the lik_* functions of
+# ik/liblinear_ik.h; ik/libliblinear-ik.a holds the objects of ik/ (the
+# API and the pair files), ikmap/ and common/ only, so a program links it
+# with liblinear.a (as train and predict do).
+# Decision: the kernel trains on cell rows through solver entry points
+# that are not part of linear.h's ABI (train_rows, cross_validation_rows,
+# find_parameters_rows on ROWS_CELLS), so instead of linking
+# liblinear.so.6 (which keeps upstream's ABI and gains no export and no
+# dependency) the shared library carries its own hidden copy of the
+# solver objects, the map, the static CUDA mapper (cuBLAS is opened at
+# run time) and OpenBLAS when the build chose it. Every object is built
+# -fPIC and the link hides all but lik_* (ik/liblinear_ik.map, a version
+# script made from the header's declarations: it hides what
+# -fvisibility=hidden cannot, the static CUDA runtime's symbols too), so a program may link both libraries: their
+# copies never clash.
+LIK_SHVER = 1
+LIK_SO = ik/libliblinear-ik.so.$(LIK_SHVER)
+LIK_A = ik/libliblinear-ik.a
+LIK_SRC = $(wildcard ik/lik_*.c) ik/ik_model.c ik/ik_trailer.c
+LIK_OBJ = $(LIK_SRC:.c=.o)
+LIK_COMMON_OBJ = $(COMMON_SRC:.c=.o)
+LIK_TESTS = $(filter tests/unit/test_lik_%, $(UNIT_BIN))
+
+$(LIK_A): $(LIK_OBJ) $(IKMAP_OBJ) $(LIK_COMMON_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIK_SO): $(LIK_OBJ) $(IKMAP_OBJ) $(LIB_OBJ) $(GPU_LIB) ik/liblinear_ik.map
+	$(CC) -shared -Wl,-soname,libliblinear-ik.so.$(LIK_SHVER) -Wl,--version-script=ik/liblinear_ik.map \
+		-Wl,--no-undefined -o $@ $(LIK_OBJ) $(IKMAP_OBJ) $(LIB_OBJ) $(IKMAP_LIBS) $(LDLIBS)
+	ln -sf libliblinear-ik.so.$(LIK_SHVER) ik/libliblinear-ik.so
+
+# The version script: the functions ik/liblinear_ik.h declares, global; the rest, local.
+ik/liblinear_ik.map: ik/liblinear_ik.h
+	{ echo '{'; echo '	global:'; \
+	  sed -n 's/^[a-z].*[ *]\(lik_[a-z0-9_]*\)(.*/\1/p' $< | sort -u | sed 's/.*/		&;/'; \
+	  echo '	local: *;'; echo '};'; } > $@
+
+all lib: $(LIK_SO) $(LIK_A)
+
+$(LIK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(LIK_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(LIK_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+
+.PHONY: install-lik
+install: install-lik
+# liblinear-ik.pc: Libs.private is what a static link (pkg-config --static) adds.
+install-lik: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 ik/liblinear_ik.h $(DESTDIR)$(PREFIX)/include/liblinear_ik.h
+	install -m 755 $(LIK_SO) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.so.$(LIK_SHVER)
+	ln -sf libliblinear-ik.so.$(LIK_SHVER) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.so
+	install -m 644 $(LIK_A) $(DESTDIR)$(PREFIX)/lib/libliblinear-ik.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PRIVATE_LIBS@|$(strip -llinear $(BLAS_LIBS) $(GPU_LDLIBS) -lm -fopenmp)|' \
+		ik/liblinear-ik.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liblinear-ik.pc
+
+clean: clean-lik
+.PHONY: clean-lik
+clean-lik:
+	rm -f ik/*.so ik/*.so.* ik/*.a ik/liblinear_ik.map
+# ---- end lik ----
+
 # Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
 bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)

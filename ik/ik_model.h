@@ -12,8 +12,8 @@
  * temporary name beside its target (common/atomic_file.h: synced, removed
  * on SIGINT/SIGTERM in the programs), then the .ik is renamed into place,
  * then the model. On any failure the temporary files are removed and -1 is
- * returned after a message on stderr: no model is left at MODEL unless one
- * was there before. (A crash between the two renames leaves the new .ik
+ * returned with err set (liblinear_ik.h; never printed here): no model is
+ * left at MODEL unless one was there before. (A crash between the two renames leaves the new .ik
  * beside the old model; loading then refuses the pair by its checksum
  * instead of predicting with the wrong partitioning.)
  *
@@ -25,26 +25,31 @@
  * model's nr_feature. A model without a trailer whose
  * dir(MODEL)/basename(MODEL).ik is a partitioning file with t*psi =
  * nr_feature is refused too (its trailer was lost). Any failure is an
- * error, never a fall-back to plain linear prediction.
+ * error, never a fall-back to plain linear prediction. Codes: LIK_EIO for
+ * a file that cannot be opened, read or written; LIK_EMODEL for one that
+ * is damaged or does not match; LIK_EINVAL, LIK_ENOMEM.
  */
 #ifndef IK_MODEL_H
 #define IK_MODEL_H
 
 #include "ikmap.h"
+#include "liblinear_ik.h"
 #include "linear.h"
 
-/* 0, or -1 after a message on stderr. */
-int ik_model_check_outputs(const char *model_file);
+/* 0, or -1 with err set. */
+int ik_model_check_outputs(const char *model_file, struct lik_error *err);
 
-/* 0, or -1 after a message on stderr. */
-int ik_model_save(const char *model_file, const struct model *m, const struct ikmap *map);
+/* 0, or -1 with err set. */
+int ik_model_save(const char *model_file, const struct model *m, const struct ikmap *map,
+	struct lik_error *err);
 
 /*
  * The partitioning of the model m loaded from model_file: *map is the
  * verified map, or NULL when the model file has no trailer (a plain
- * model). 0, or -1 after a message on stderr.
+ * model). 0, or -1 with err set.
  */
-int ik_model_load_map(const char *model_file, const struct model *m, struct ikmap **map);
+int ik_model_load_map(const char *model_file, const struct model *m, struct ikmap **map,
+	struct lik_error *err);
 
 /*
  * After a plain model was saved to model_file: removes

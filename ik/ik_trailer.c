@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include "ik_trailer.h"
+#include "lik_internal.h"
 #include "regular_file.h"
 
 #define CHECKSUM_DIGITS 16
@@ -197,12 +198,13 @@ static enum tail read_tail(FILE *fp, struct ik_trailer *out)
 	return tail;
 }
 
-int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out)
+int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out,
+	struct lik_error *err)
 {
 	out->name = NULL;
 	FILE *fp = regular_file_fopen_read(model_file);
 	if (fp == NULL) {
-		fprintf(stderr, "ERROR: cannot read model file %s: %s\n", model_file,
+		lik_fail(err, LIK_EIO, "cannot read model file %s: %s", model_file,
 			errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -1;
 	}
@@ -214,7 +216,7 @@ int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trail
 	fclose(fp);
 	if (failed) {
 		ik_trailer_free(out);
-		fprintf(stderr, "ERROR: cannot read model file %s (cut short?)\n", model_file);
+		lik_fail(err, LIK_EMODEL, "cannot read model file %s (cut short?)", model_file);
 		return -1;
 	}
 	switch (tail) {
@@ -223,17 +225,17 @@ int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trail
 	case TAIL_TRAILER:
 		return 1;
 	case TAIL_CUT:
-		fprintf(stderr, "ERROR: model file %s: malformed or cut short " IK_TRAILER_KEY
-			" line (a -k model needs its whole trailer)\n", model_file);
+		lik_fail(err, LIK_EMODEL, "model file %s: malformed or cut short " IK_TRAILER_KEY
+			" line (a -k model needs its whole trailer)", model_file);
 		return -1;
 	case TAIL_EXTRA:
-		fprintf(stderr, "ERROR: model file %s: text after the " IK_TRAILER_KEY " line\n",
+		lik_fail(err, LIK_EMODEL, "model file %s: text after the " IK_TRAILER_KEY " line",
 			model_file);
 		return -1;
 	case TAIL_NO_MEMORY:
 		break;
 	}
-	fprintf(stderr, "ERROR: out of memory\n");
+	lik_fail(err, LIK_ENOMEM, "out of memory");
 	return -1;
 }
 

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "liblinear_ik.h"
 
 #define IK_TRAILER_KEY "ik_partitioning"
 
@@ -52,10 +53,11 @@ int ik_trailer_parse(const char *line, size_t len, struct ik_trailer *out);
  * Reads what follows the nr_weights weights of model_file (a model
  * load_model accepted, whose w has nr_weights entries) by the rule above.
  * 1: a trailer (out filled); 0: none, a plain model; -1: the file is not
- * a regular file or cannot be read, or holds a cut-short or malformed
- * trailer (message on stderr; out->name NULL).
+ * a regular file or cannot be read (err: LIK_EIO), or holds a cut-short or
+ * malformed trailer (LIK_EMODEL; out->name NULL). Never prints.
  */
-int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out);
+int ik_trailer_read(const char *model_file, uint64_t nr_weights, struct ik_trailer *out,
+	struct lik_error *err);
 
 void ik_trailer_free(struct ik_trailer *t);
 

@@ -184,6 +184,14 @@ int ikmap_save(const struct ikmap *map, const char *path, char *err);
 int ikmap_write(const struct ikmap *map, FILE *fp, char *err);
 struct ikmap *ikmap_load(const char *path, char *err);
 /*
+ * The exact bytes ikmap_write writes, in an allocated buffer (*bytes,
+ * freed with free; *size bytes), and ikmap_load of such bytes held in
+ * memory (every check it makes; name stands for the path in messages).
+ * 0 / the map, or -1 / NULL with err set.
+ */
+int ikmap_to_memory(const struct ikmap *map, unsigned char **bytes, size_t *size, char *err);
+struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name, char *err);
+/*
  * t and psi from the header of the partitioning file at path, reading
  * only its first bytes (magic and version checked, nothing else): 0, or
  * -1 with err set (not a regular file, not a partitioning file).

@@ -503,12 +503,10 @@ static int decode(struct ikmap *map, const unsigned char *buf, const char *path,
 	return status ? -1 : 0;
 }
 
-struct ikmap *ikmap_load(const char *path, char *err)
+/* Decodes a whole file's bytes whose header was checked against size: the map, or NULL. */
+static struct ikmap *load_checked(const unsigned char *buf, uint64_t size, const char *path,
+	char *err)
 {
-	unsigned char *buf;
-	uint64_t size;
-	if (read_file(path, &buf, &size, err))
-		return NULL;
 	struct reader tail = { buf + size - 8 };
 	uint64_t sum = fnv1a(buf, (size_t)size - 8);
 	struct ikmap *map = NULL;
@@ -522,6 +520,48 @@ struct ikmap *ikmap_load(const char *path, char *err)
 	} else {
 		map->checksum = sum;
 	}
+	return map;
+}
+
+struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name, char *err)
+{
+	const unsigned char *buf = bytes;
+	struct header h;
+	if (size < HEADER_BYTES + 8) {
+		ikmap_error(err, "%s: too short for an ikmap file (truncated?)", name);
+		return NULL;
+	}
+	if (memcmp(buf, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", name);
+		return NULL;
+	}
+	read_header(buf, &h);
+	if (check_header(&h, (uint64_t)size, name, err))
+		return NULL;
+	return load_checked(buf, (uint64_t)size, name, err);
+}
+
+int ikmap_to_memory(const struct ikmap *map, unsigned char **bytes, size_t *size, char *err)
+{
+	size_t n = file_bytes(map);
+	unsigned char *buf = malloc(n);
+	if (!buf) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	serialize(map, buf);
+	*bytes = buf;
+	*size = n;
+	return 0;
+}
+
+struct ikmap *ikmap_load(const char *path, char *err)
+{
+	unsigned char *buf;
+	uint64_t size;
+	if (read_file(path, &buf, &size, err))
+		return NULL;
+	struct ikmap *map = load_checked(buf, size, path, err);
 	free(buf);
 	return map;
 }

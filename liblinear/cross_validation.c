@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "report.h"
 #include "folds.h"
 #include "export.h"
 #include "linear.h"
@@ -38,7 +39,7 @@ static int run_fold(const struct folds *f, int k, const struct row_set *X, const
 	int slots = m->nr_class > 2 ? m->nr_class : 2;
 	double *dec = malloc((size_t)slots * sizeof *dec);
 	if (dec == NULL) {
-		fprintf(stderr, "ERROR: out of memory in cross validation\n");
+		report_error("ERROR: out of memory in cross validation\n");
 		free_and_destroy_model(&m);
 		return -1;
 	}

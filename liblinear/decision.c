@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "export.h"
+#include "report.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "model_shape.h"
@@ -65,7 +66,7 @@ LIBLINEAR_EXPORT double predict(const struct model *model_, const struct feature
 		return predict_values(model_, x, two);
 	double *dec = malloc((size_t)nr_w * sizeof *dec);
 	if (dec == NULL) {
-		fprintf(stderr, "ERROR: out of memory in predict\n");
+		report_error("ERROR: out of memory in predict\n");
 		return NAN;
 	}
 	double label = predict_values(model_, x, dec);
@@ -140,7 +141,7 @@ LIBLINEAR_EXPORT double get_decfun_coef(const struct model *model_, int feat_idx
 LIBLINEAR_EXPORT double get_decfun_bias(const struct model *model_, int label_idx)
 {
 	if (model_->param.solver_type == ONECLASS_SVM) {
-		fprintf(stderr, "ERROR: get_decfun_bias can not be called for a one-class SVM model\n");
+		report_error("ERROR: get_decfun_bias can not be called for a one-class SVM model\n");
 		return 0;
 	}
 	if (model_->bias <= 0)
@@ -151,7 +152,7 @@ LIBLINEAR_EXPORT double get_decfun_bias(const struct model *model_, int label_id
 LIBLINEAR_EXPORT double get_decfun_rho(const struct model *model_)
 {
 	if (model_->param.solver_type != ONECLASS_SVM) {
-		fprintf(stderr, "ERROR: get_decfun_rho can be called only for a one-class SVM model\n");
+		report_error("ERROR: get_decfun_rho can be called only for a one-class SVM model\n");
 		return 0;
 	}
 	return model_->rho;

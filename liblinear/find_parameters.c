@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "export.h"
+#include "report.h"
 #include "find_parameters.h"
 #include "folds.h"
 #include "linear_rows.h"
@@ -82,7 +83,7 @@ static int search_init(struct search *s, const struct row_set *X, const double *
 	s->w = calloc(nf, sizeof *s->w);
 	s->target = malloc((size_t)X->l * sizeof *s->target);
 	if (s->rows == NULL || s->labels == NULL || s->w == NULL || s->target == NULL) {
-		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		report_error("ERROR: out of memory in parameter search\n");
 		goto fail;
 	}
 	for (int k = 0; k < s->folds.nr_fold; k++)
@@ -116,7 +117,7 @@ static int train_fold(struct search *s, int k, double *step)
 	int slots = m->nr_class > 2 ? m->nr_class : 2;
 	double *dec = malloc((size_t)slots * sizeof *dec);
 	if (dec == NULL) {
-		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		report_error("ERROR: out of memory in parameter search\n");
 		free_and_destroy_model(&m);
 		return -1;
 	}
@@ -160,7 +161,7 @@ static int evaluate(struct search *s, double C, double p, double *score, bool *u
 	int nr_fold = s->folds.nr_fold;
 	double *steps = calloc((size_t)nr_fold, sizeof *steps);
 	if (steps == NULL) {
-		fprintf(stderr, "ERROR: out of memory in parameter search\n");
+		report_error("ERROR: out of memory in parameter search\n");
 		return -1;
 	}
 	bool was_muted = info_mute(true);
@@ -283,11 +284,11 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 	*best_C = *best_p = *best_score = NAN;
 	int st = param->solver_type;
 	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
-		fprintf(stderr, "Warm-start parameter search only available for -s 0, -s 2 and -s 11\n");
+		report_error("Warm-start parameter search only available for -s 0, -s 2 and -s 11\n");
 		return;
 	}
 	if (X->l == 0) {
-		fprintf(stderr, "ERROR: parameter search needs at least one row\n");
+		report_error("ERROR: parameter search needs at least one row\n");
 		return;
 	}
 	struct search s;

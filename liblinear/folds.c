@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "report.h"
 #include "folds.h"
 #include "rng.h"
 
@@ -10,11 +11,11 @@ int folds_make(int l, int nr_fold, struct folds *f)
 	f->perm = NULL;
 	f->start = NULL;
 	if (nr_fold < 2) {
-		fprintf(stderr, "ERROR: n-fold cross validation needs n >= 2\n");
+		report_error("ERROR: n-fold cross validation needs n >= 2\n");
 		return -1;
 	}
 	if (nr_fold > l) {
-		fprintf(stderr, "WARNING: # folds > # data. Will use # folds = # data instead "
+		report_error("WARNING: # folds > # data. Will use # folds = # data instead "
 			"(i.e., leave-one-out cross validation)\n");
 		nr_fold = l;
 	}
@@ -22,7 +23,7 @@ int folds_make(int l, int nr_fold, struct folds *f)
 	f->perm = malloc((size_t)(l > 0 ? l : 1) * sizeof *f->perm);
 	f->start = malloc(((size_t)nr_fold + 1) * sizeof *f->start);
 	if (f->perm == NULL || f->start == NULL) {
-		fprintf(stderr, "ERROR: out of memory in cross validation\n");
+		report_error("ERROR: out of memory in cross validation\n");
 		folds_free(f);
 		return -1;
 	}
@@ -67,7 +68,7 @@ int folds_training_set(const struct folds *f, int k, const struct row_set *X,
 	*labels = sub_y;
 	return 0;
 nomem:
-	fprintf(stderr, "ERROR: out of memory in cross validation\n");
+	report_error("ERROR: out of memory in cross validation\n");
 	free(idx);
 	free(sub_y);
 	return -1;

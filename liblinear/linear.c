@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
+#include "report.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "model_shape.h"
@@ -42,7 +43,7 @@
 
 static void report_nomem(void)
 {
-	fprintf(stderr, "ERROR: out of memory in train\n");
+	report_error("ERROR: out of memory in train\n");
 }
 
 /* ---- class grouping ---- */
@@ -68,7 +69,7 @@ static void free_classes(struct classes *c)
 static int class_label_of(double y, int row, int *label)
 {
 	if (!(y > (double)INT_MIN - 1.0 && y < (double)INT_MAX + 1.0)) {
-		fprintf(stderr, "ERROR: label %g of row %d is not a valid class label\n", y, row + 1);
+		report_error("ERROR: label %g of row %d is not a valid class label\n", y, row + 1);
 		return -1;
 	}
 	*label = (int)y;
@@ -175,7 +176,7 @@ static double *class_costs(const struct parameter *param, const struct classes *
 		while (k < c->nr_class && c->label[k] != param->weight_label[i])
 			k++;
 		if (k == c->nr_class)
-			fprintf(stderr, "WARNING: class label %d specified in weight is not found\n",
+			report_error("WARNING: class label %d specified in weight is not found\n",
 				param->weight_label[i]);
 		else
 			cost[k] *= param->weight[i];
@@ -351,7 +352,7 @@ static int dispatch_solver(const struct training_job *job)
 	case ONECLASS_SVM:
 		return run_oneclass(job, &rng);
 	default:
-		fprintf(stderr, "ERROR: unknown solver type %d\n", s);
+		report_error("ERROR: unknown solver type %d\n", s);
 		return -1;
 	}
 }
@@ -510,7 +511,7 @@ static int check_feature_indices(const struct row_set *X)
 	for (int i = 0; i < X->l; i++)
 		for (const struct feature_node *f = X->x[i]; f->index != -1; f++)
 			if (f->index < 1 || f->index > X->n) {
-				fprintf(stderr, "ERROR: feature index %d of row %d is outside 1..%d\n",
+				report_error("ERROR: feature index %d of row %d is outside 1..%d\n",
 					f->index, i + 1, X->n);
 				return -1;
 			}

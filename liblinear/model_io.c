@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "report.h"
 #include "atomic_file.h"
 #include "export.h"
 #include "linear.h"
@@ -93,7 +94,7 @@ static int write_model(FILE *fp, const struct model *m)
 {
 	const char *name = solver_name(m->param.solver_type);
 	if (name == NULL) {
-		fprintf(stderr, "ERROR: cannot save a model of unknown solver type %d\n",
+		report_error("ERROR: cannot save a model of unknown solver type %d\n",
 			m->param.solver_type);
 		return -1;
 	}
@@ -183,7 +184,7 @@ static enum token_status read_token(FILE *fp, char *buf, size_t cap)
 /* Upstream's message for a value that is missing or unreadable. */
 static void report_short_read(void)
 {
-	fprintf(stderr, "ERROR: fscanf failed to read the model\n");
+	report_error("ERROR: fscanf failed to read the model\n");
 }
 
 static int read_double(FILE *fp, double *out)
@@ -228,7 +229,7 @@ struct header_seen {
 static int mark_seen(int *flag, const char *keyword)
 {
 	if (*flag) {
-		fprintf(stderr, "ERROR: %s given twice in model file\n", keyword);
+		report_error("ERROR: %s given twice in model file\n", keyword);
 		return -1;
 	}
 	*flag = 1;
@@ -244,7 +245,7 @@ static int read_solver_type(FILE *fp, struct model *m)
 	}
 	int s = solver_from_name(name);
 	if (s < 0) {
-		fprintf(stderr, "unknown solver type.\n");
+		report_error("unknown solver type.\n");
 		return -1;
 	}
 	m->param.solver_type = s;
@@ -295,7 +296,7 @@ static int grow_for(void **array, uint64_t *capacity, uint64_t have, uint64_t wa
 		next = want;
 	void *grown = realloc(*array, (size_t)next * size);
 	if (grown == NULL) {
-		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		report_error("ERROR: out of memory reading the model\n");
 		return -1;
 	}
 	*array = grown;
@@ -313,13 +314,13 @@ static int plan_values(FILE *fp, uint64_t count, size_t size, const char *what,
 	const struct model *m, uint64_t *first)
 {
 	if (count > SIZE_MAX / size) {
-		fprintf(stderr, "ERROR: model too large (nr_feature %d, nr_class %d)\n",
+		report_error("ERROR: model too large (nr_feature %d, nr_class %d)\n",
 			m->nr_feature, m->nr_class);
 		return -1;
 	}
 	struct room r = room_left(fp);
 	if (r.known && count > r.values) {
-		fprintf(stderr, "ERROR: model file too short: its header claims %" PRIu64 " %s, "
+		report_error("ERROR: model file too short: its header claims %" PRIu64 " %s, "
 			"but the %" PRIu64 " bytes left can hold at most %" PRIu64 "\n",
 			count, what, r.bytes, r.values);
 		return -1;
@@ -331,7 +332,7 @@ static int plan_values(FILE *fp, uint64_t count, size_t size, const char *what,
 static int read_labels(FILE *fp, struct model *m, const struct header_seen *seen)
 {
 	if (!seen->nr_class) {
-		fprintf(stderr, "ERROR: label before nr_class in model file\n");
+		report_error("ERROR: label before nr_class in model file\n");
 		return -1;
 	}
 	uint64_t count = (uint64_t)m->nr_class, capacity;
@@ -339,7 +340,7 @@ static int read_labels(FILE *fp, struct model *m, const struct header_seen *seen
 		return -1;
 	m->label = malloc(capacity > 0 ? (size_t)capacity * sizeof *m->label : sizeof *m->label);
 	if (m->label == NULL) {
-		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		report_error("ERROR: out of memory reading the model\n");
 		return -1;
 	}
 	for (uint64_t k = 0; k < count; k++) {
@@ -358,7 +359,7 @@ static int read_nonnegative(FILE *fp, int *out, const char *keyword)
 	if (read_int(fp, out) != 0)
 		return -1;
 	if (*out < 0) {
-		fprintf(stderr, "ERROR: negative %s in model file\n", keyword);
+		report_error("ERROR: negative %s in model file\n", keyword);
 		return -1;
 	}
 	return 0;
@@ -390,7 +391,7 @@ static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
 		else if (t == TOKEN_OK && strcmp(key, "rho") == 0)
 			rc = mark_seen(&seen->rho, key) || read_double(fp, &m->rho);
 		else {
-			fprintf(stderr, "unknown text in model file: [%s]\n", key);
+			report_error("unknown text in model file: [%s]\n", key);
 			return -1;
 		}
 		if (rc != 0)
@@ -406,20 +407,20 @@ static int check_header(const struct model *m, const struct header_seen *seen)
 		: !seen->nr_feature ? "nr_feature"
 		: !seen->bias ? "bias" : NULL;
 	if (missing != NULL) {
-		fprintf(stderr, "ERROR: no %s in model file\n", missing);
+		report_error("ERROR: no %s in model file\n", missing);
 		return -1;
 	}
 	int s = m->param.solver_type;
 	if (s == ONECLASS_SVM && !seen->rho) {
-		fprintf(stderr, "ERROR: no rho in model file (a ONECLASS_SVM model needs one)\n");
+		report_error("ERROR: no rho in model file (a ONECLASS_SVM model needs one)\n");
 		return -1;
 	}
 	if ((solver_is_regression(s) || s == ONECLASS_SVM) && m->nr_class != 2) {
-		fprintf(stderr, "ERROR: nr_class must be 2 for a regression or one-class model\n");
+		report_error("ERROR: nr_class must be 2 for a regression or one-class model\n");
 		return -1;
 	}
 	if (!solver_is_regression(s) && s != ONECLASS_SVM && !seen->label) {
-		fprintf(stderr, "ERROR: no label in model file\n");
+		report_error("ERROR: no label in model file\n");
 		return -1;
 	}
 	return 0;
@@ -435,7 +436,7 @@ static int read_weights(FILE *fp, struct model *m)
 		return -1;
 	m->w = malloc(capacity > 0 ? (size_t)capacity * sizeof(double) : sizeof(double));
 	if (m->w == NULL) {
-		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		report_error("ERROR: out of memory reading the model\n");
 		return -1;
 	}
 	for (uint64_t i = 0; i < count; i++) {
@@ -453,7 +454,7 @@ static struct model *read_model(FILE *fp)
 {
 	struct model *m = calloc(1, sizeof *m);
 	if (m == NULL) {
-		fprintf(stderr, "ERROR: out of memory reading the model\n");
+		report_error("ERROR: out of memory reading the model\n");
 		return NULL;
 	}
 	struct header_seen seen = {0};
@@ -462,6 +463,19 @@ static struct model *read_model(FILE *fp)
 		free_and_destroy_model(&m);
 		return NULL;
 	}
+	return m;
+}
+
+/* Runs read_model under the C locale of this thread only. */
+struct model *load_model_stream(FILE *fp)
+{
+	locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (c_locale == (locale_t)0)
+		return NULL;
+	locale_t caller_locale = uselocale(c_locale);
+	struct model *m = read_model(fp);
+	uselocale(caller_locale);
+	freelocale(c_locale);
 	return m;
 }
 

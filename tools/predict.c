@@ -35,6 +35,7 @@
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
+#include "lik_internal.h"
 #include "linear.h"
 #include "reader.h"
 
@@ -310,7 +311,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct ikmap *map;
-	if (ik_model_load_map(o.model_file, m, &map) != 0) {
+	struct lik_error err;
+	if (ik_model_load_map(o.model_file, m, &map, &err) != 0) {
+		lik_error_print(&err);
 		atomic_file_abort(&out);
 		libsvm_reader_close(r);
 		free_and_destroy_model(&m);

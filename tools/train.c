@@ -30,6 +30,7 @@
 #include "ik_model.h"
 #include "ik_options.h"
 #include "ik_train.h"
+#include "lik_internal.h"
 #include "linear.h"
 #include "linear_rows.h"
 #include "reader.h"
@@ -443,8 +444,13 @@ static void run_kernel(struct libsvm_data *data, const struct options *o)
 		run_cross_validation(&X, y, o->bias, o);
 	} else {
 		struct model *m = train_rows(&X, y, o->bias, &o->param);
-		if (!m || ik_model_save(o->model_file, m, map) != 0)
+		struct lik_error err;
+		if (!m)
 			exit(1);
+		if (ik_model_save(o->model_file, m, map, &err) != 0) {
+			lik_error_print(&err);
+			exit(1);
+		}
 		free_and_destroy_model(&m);
 	}
 	free(y);
@@ -485,9 +491,12 @@ int main(int argc, char **argv)
 	/* with -k the map sees the rows without a bias node; the cell rows get their own */
 	int kernel = o.ik.kernel != IK_KERNEL_NONE;
 	/* -k writes MODEL and MODEL.ik: refuse paths that are not files before any work */
+	struct lik_error err;
 	if (kernel && !o.find_parameters && !o.cross_validation
-		&& ik_model_check_outputs(o.model_file) != 0)
+		&& ik_model_check_outputs(o.model_file, &err) != 0) {
+		lik_error_print(&err);
 		exit(1);
+	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
 	struct libsvm_data *data = read_training_file(o.input_file, kernel ? -1 : o.bias);
 	struct problem checked = data->prob;

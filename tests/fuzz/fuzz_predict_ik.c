@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct model *m = load_model(model_path);
 	struct ikmap *map = NULL;
-	if (m != NULL && ik_model_load_map(model_path, m, &map) == 0 && map != NULL) {
+	if (m != NULL && ik_model_load_map(model_path, m, &map, NULL) == 0 && map != NULL) {
 		/* ik_model.h: a verified map has t*psi = nr_feature */
 		FUZZ_CHECK((int64_t)ikmap_t(map) * ikmap_psi(map) == m->nr_feature);
 		predict_mapped(m, map, &parts[2]);

@@ -96,7 +96,7 @@ static const char *file_with(const char *text, size_t len)
 static int read_text(const char *text, uint64_t nr_weights, struct ik_trailer *t)
 {
 	const char *path = file_with(text, strlen(text));
-	int rc = ik_trailer_read(path, nr_weights, t);
+	int rc = ik_trailer_read(path, nr_weights, t, NULL);
 	unlink(path);
 	return rc;
 }
@@ -128,7 +128,7 @@ END_TEST
 static int read_bytes(const char *bytes, size_t len, uint64_t nr_weights, struct ik_trailer *t)
 {
 	const char *path = file_with(bytes, len);
-	int rc = ik_trailer_read(path, nr_weights, t);
+	int rc = ik_trailer_read(path, nr_weights, t, NULL);
 	unlink(path);
 	return rc;
 }
@@ -174,7 +174,7 @@ START_TEST(a_malformed_last_trailer_is_an_error)
 	struct ik_trailer t = { 0, NULL };
 	ck_assert_int_eq(read_text("w\n0.5 \nik_partitioning 12 m.ik\n", 1, &t), -1);
 	ck_assert_ptr_null(t.name);
-	ck_assert_int_eq(ik_trailer_read("/nonexistent/model", 0, &t), -1);
+	ck_assert_int_eq(ik_trailer_read("/nonexistent/model", 0, &t, NULL), -1);
 	/* fewer weights than the model has, or no "w": not a model load_model took */
 	ck_assert_int_eq(read_text("w\n0.5 \n", 2, &t), -1);
 	ck_assert_int_eq(read_text("", 0, &t), -1);
@@ -198,14 +198,14 @@ START_TEST(long_lines_across_read_chunks)
 	text[n++] = '\n';
 	const char *path = file_with(text, n);
 	struct ik_trailer t;
-	ck_assert_int_eq(ik_trailer_read(path, 1, &t), 1);
+	ck_assert_int_eq(ik_trailer_read(path, 1, &t, NULL), 1);
 	ck_assert_uint_eq(t.checksum, 0xaa);
 	ck_assert_uint_eq(strlen(t.name), name_len);
 	ik_trailer_free(&t);
 	unlink(path);
 	/* the same long weight line alone: no trailer, and only its head is read */
 	path = file_with(text, weights_len);
-	ck_assert_int_eq(ik_trailer_read(path, 1, &t), 0);
+	ck_assert_int_eq(ik_trailer_read(path, 1, &t, NULL), 0);
 	unlink(path);
 	free(text);
 }
@@ -271,7 +271,7 @@ START_TEST(a_fifo_as_model_file_is_refused_at_once)
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	alarm(10);	/* the old fopen waited for a writer forever */
 	struct ik_trailer t = { 0, NULL };
-	ck_assert_int_eq(ik_trailer_read(path, 1, &t), -1);
+	ck_assert_int_eq(ik_trailer_read(path, 1, &t, NULL), -1);
 	alarm(0);
 	unlink(path);
 	rmdir(dir);

@@ -1,0 +1,102 @@
+/*
+ * lik_internal.h - what the files of the kernel's C API (ik/lik_*.c,
+ * liblinear_ik.h) share, and the few hidden functions the programs use
+ * beside the public API (they link the static library, which holds them).
+ *
+ * Contract.
+ * A struct lik_map shares one read-only struct ikmap among its copies by
+ * a reference count (maps never change once built or loaded, so a copy is
+ * a new reference: lik_train_with_map and lik_model_assemble "copy" the
+ * caller's map this way and the caller may free its own at once).
+ * A struct lik_model owns its upstream model and one reference to a map
+ * (NULL: plain).
+ *
+ * Errors: lik_fail sets a code and a one-line message (printf format; no
+ * newline). Messages are the programs' lines without their "ERROR: "
+ * prefix; lik_error_print prints one as the programs print it: after
+ * "ERROR: ", except the lines in upstream's own wording (they start with
+ * "can't ", as upstream prints them bare). Every public entry point
+ * starts with lik_begin(err, &capture) and ends with lik_end, which
+ * routes liblinear's error lines (report.h) of the calling thread into
+ * the capture instead of stderr: lik_fail_captured then uses the
+ * captured line, or the caller's words when there is none.
+ */
+#ifndef LIK_INTERNAL_H
+#define LIK_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include "ikmap.h"
+#include "liblinear_ik.h"
+#include "report.h"
+
+struct lik_map {
+	atomic_int references;
+	struct ikmap *map;
+};
+
+struct lik_model {
+	struct model *linear;
+	struct lik_map *map;	/* NULL: a plain model */
+};
+
+/* ---- errors (lik_error.c) ---- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void lik_fail(struct lik_error *err, int code, const char *fmt, ...);
+void lik_ok(struct lik_error *err);
+
+/* A captured liblinear line (report.h) for the duration of one API call. */
+struct lik_capture {
+	struct report_capture report;
+	char line[LIK_MESSAGE_SIZE];
+};
+void lik_capture_begin(struct lik_capture *c);
+void lik_capture_end(struct lik_capture *c);
+/* lik_fail with the captured line (its "ERROR: " prefix dropped), else with fallback. */
+void lik_fail_captured(struct lik_error *err, int code, const struct lik_capture *c,
+	const char *fallback);
+
+/* The message of an ikmap err buffer, as a code: out of memory, else code. */
+void lik_fail_ikmap(struct lik_error *err, int code, const char *ikmap_err);
+
+/* Prints err's message to stderr as the programs print it (see above). */
+void lik_error_print(const struct lik_error *err);
+
+/* ---- maps (lik_map.c) ---- */
+
+/* A new lik_map holding map (taken over); NULL (map freed) when out of memory. */
+struct lik_map *lik_map_wrap(struct ikmap *map, struct lik_error *err);
+/* One more reference to map (a "copy"). */
+struct lik_map *lik_map_share(const struct lik_map *map);
+
+/*
+ * Maps rows with the map's native cell width (ikmap_cell_size): cells
+ * must hold count * t of them. 0, or -1 (LIK_EDEVICE, LIK_ENOMEM).
+ */
+int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int device, int threads, struct lik_error *err);
+
+/* Builds a map of prob's rows without their bias nodes (psi from params). */
+struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
+	struct lik_error *err);
+
+/* The engine's device, or -1 after LIK_EINVAL. */
+int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
+
+/* ---- models (lik_model.c) ---- */
+
+/*
+ * lik_model_load, and *in_model (may be NULL) set to 1 when it failed in
+ * load_model itself (the model text), 0 otherwise: predict then adds
+ * upstream's "can't open model file" after the line load_model gave.
+ */
+struct lik_model *lik_model_load_detailed(const char *model_file, int *in_model,
+	struct lik_error *err);
+
+/* Takes over linear and one reference of map (may be NULL). NULL when out of memory (both freed). */
+struct lik_model *lik_model_wrap(struct model *linear, struct lik_map *map, struct lik_error *err);
+
+#endif /* LIK_INTERNAL_H */

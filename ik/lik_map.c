@@ -1,0 +1,363 @@
+/*
+ * lik_map.c - maps of the kernel's C API: build, map rows, kernel values,
+ * bytes (liblinear_ik.h), over the engine in ikmap/.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "lik_internal.h"
+
+struct lik_map *lik_map_wrap(struct ikmap *map, struct lik_error *err)
+{
+	struct lik_map *m = malloc(sizeof *m);
+	if (m == NULL) {
+		ikmap_free(map);
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	atomic_init(&m->references, 1);
+	m->map = map;
+	return m;
+}
+
+struct lik_map *lik_map_share(const struct lik_map *map)
+{
+	struct lik_map *m = (struct lik_map *)map;	/* only the count changes */
+	atomic_fetch_add(&m->references, 1);
+	return m;
+}
+
+void lik_map_free(struct lik_map **map)
+{
+	if (map == NULL || *map == NULL)
+		return;
+	if (atomic_fetch_sub(&(*map)->references, 1) == 1) {
+		ikmap_free((*map)->map);
+		free(*map);
+	}
+	*map = NULL;
+}
+
+int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err)
+{
+	switch (device) {
+	case LIK_DEVICE_CPU:
+		*out = IKMAP_DEVICE_CPU;
+		return 0;
+	case LIK_DEVICE_GPU:
+		*out = IKMAP_DEVICE_GPU;
+		return 0;
+	case LIK_DEVICE_AUTO:
+		*out = IKMAP_DEVICE_AUTO;
+		return 0;
+	}
+	lik_fail(err, LIK_EINVAL, "device %d is not one of cpu (0), gpu (1), auto (2)", device);
+	return -1;
+}
+
+/* The parameters' checks that need no rows. 0, or -1 after LIK_EINVAL. */
+static int check_params(const struct lik_map_params *p, struct lik_error *err)
+{
+	enum ikmap_device device;
+	if (p->kernel != LIK_KERNEL_ANNE && p->kernel != LIK_KERNEL_IFOREST) {
+		lik_fail(err, LIK_EINVAL, "kernel %d is not anne (1) or iforest (2)", p->kernel);
+		return -1;
+	}
+	if (p->t < 1) {
+		lik_fail(err, LIK_EINVAL, "t (-t %d) must be at least 1", p->t);
+		return -1;
+	}
+	if (p->psi < 1) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d) must be at least 1", p->psi);
+		return -1;
+	}
+	if ((int64_t)p->t * p->psi > INT_MAX - 2) {
+		lik_fail(err, LIK_EINVAL, "t*psi = %d*%d is too large (at most %d features)",
+			p->t, p->psi, INT_MAX - 2);
+		return -1;
+	}
+	if (p->scale != 0 && p->scale != 1) {
+		lik_fail(err, LIK_EINVAL, "scale (-S %d) must be 0 or 1", p->scale);
+		return -1;
+	}
+	return lik_device_of(p->device, &device, err);
+}
+
+/*
+ * prob's rows without their bias nodes: prob->x itself when there are
+ * none, else copies in one allocation (*nodes, to free with the array).
+ */
+static struct feature_node **rows_without_bias(const struct problem *prob,
+	struct feature_node **nodes, struct lik_error *err)
+{
+	*nodes = NULL;
+	if (prob->bias < 0)
+		return prob->x;
+	size_t total = 0;
+	for (int i = 0; i < prob->l; i++) {
+		const struct feature_node *f = prob->x[i];
+		while (f->index != -1)
+			f++;
+		total += (size_t)(f - prob->x[i]) + 1;
+	}
+	struct feature_node **rows = malloc((size_t)prob->l * sizeof *rows);
+	*nodes = malloc(total * sizeof **nodes);
+	if (rows == NULL || *nodes == NULL) {
+		free(rows);
+		free(*nodes);
+		*nodes = NULL;
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	struct feature_node *at = *nodes;
+	for (int i = 0; i < prob->l; i++) {
+		rows[i] = at;
+		for (const struct feature_node *f = prob->x[i]; f->index != -1; f++)
+			if (f->index != prob->n)	/* the bias node (linear.h: index n) */
+				*at++ = *f;
+		at->index = -1;
+		at->value = 0;
+		at++;
+	}
+	return rows;
+}
+
+struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
+	struct lik_error *err)
+{
+	if (prob == NULL || params == NULL) {
+		lik_fail(err, LIK_EINVAL, "no problem or no map parameters given");
+		return NULL;
+	}
+	if (check_params(params, err) != 0)
+		return NULL;
+	if (prob->l < 1) {
+		lik_fail(err, LIK_EDATA, "no training rows");
+		return NULL;
+	}
+	if (params->psi > prob->l) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%d)",
+			params->psi, prob->l);
+		return NULL;
+	}
+	int dim = prob->bias >= 0 ? prob->n - 1 : prob->n;
+	if (dim < 1) {
+		lik_fail(err, LIK_EDATA, "-k needs training rows with at least one feature");
+		return NULL;
+	}
+	struct feature_node *nodes;
+	struct feature_node **rows = rows_without_bias(prob, &nodes, err);
+	if (rows == NULL)
+		return NULL;
+	struct ikmap_params p = {0};
+	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	p.t = params->t;
+	p.psi = params->psi;
+	p.seed = params->seed;
+	p.scale = params->scale;
+	p.threads = params->threads;
+	char why[IKMAP_ERR_SIZE];
+	struct ikmap *map = ikmap_build(rows, prob->l, dim, &p, why);
+	if (map == NULL)
+		lik_fail_ikmap(err, LIK_EDATA, why);
+	if (rows != prob->x) {
+		free(rows);
+		free(nodes);
+	}
+	return map;
+}
+
+struct lik_map *lik_map_build(const struct problem *prob, const struct lik_map_params *params,
+	struct lik_error *err)
+{
+	struct ikmap *map = lik_map_build_ikmap(prob, params, err);
+	if (map == NULL)
+		return NULL;
+	struct lik_map *m = lik_map_wrap(map, err);
+	if (m != NULL)
+		lik_ok(err);
+	return m;
+}
+
+int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int device, int threads, struct lik_error *err)
+{
+	enum ikmap_device on;
+	if (lik_device_of(device, &on, err) != 0)
+		return -1;
+	if (count == 0)
+		return 0;
+	char why[IKMAP_ERR_SIZE];
+	if (ikmap_map_on(map, rows, count, cells, threads, on, why) != 0) {
+		lik_fail_ikmap(err, LIK_EDEVICE, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Rows mapped per step of lik_map_rows when cells must be widened. */
+#define WIDEN_ROWS 4096
+
+int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	uint32_t *cells, int device, int threads, struct lik_error *err)
+{
+	if (map == NULL || (count > 0 && (rows == NULL || cells == NULL))) {
+		lik_fail(err, LIK_EINVAL, "no map, rows or cells given");
+		return -1;
+	}
+	const struct ikmap *im = map->map;
+	size_t t = (size_t)ikmap_t(im);
+	if (ikmap_cell_size(im) == sizeof(uint32_t)) {
+		if (lik_map_native(im, rows, count, cells, device, threads, err) != 0)
+			return -1;
+		lik_ok(err);
+		return 0;
+	}
+	/* uint16_t cells: map a step of rows, then widen them into place */
+	size_t step = count < WIDEN_ROWS ? count : WIDEN_ROWS;
+	uint16_t *narrow = malloc((step > 0 ? step : 1) * t * sizeof *narrow);
+	if (narrow == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return -1;
+	}
+	for (size_t first = 0; first < count; first += step) {
+		size_t n = count - first < step ? count - first : step;
+		if (lik_map_native(im, rows + first, n, narrow, device, threads, err) != 0) {
+			free(narrow);
+			return -1;
+		}
+		for (size_t k = 0; k < n * t; k++)
+			cells[first * t + k] = narrow[k];
+	}
+	free(narrow);
+	lik_ok(err);
+	return 0;
+}
+
+int lik_map_kernel(const struct lik_map *map)
+{
+	return ikmap_method(map->map) == IKMAP_IFOREST ? LIK_KERNEL_IFOREST : LIK_KERNEL_ANNE;
+}
+
+int lik_map_t(const struct lik_map *map)
+{
+	return ikmap_t(map->map);
+}
+
+int lik_map_psi(const struct lik_map *map)
+{
+	return ikmap_psi(map->map);
+}
+
+int lik_map_dim(const struct lik_map *map)
+{
+	return ikmap_dim(map->map);
+}
+
+uint64_t lik_map_seed(const struct lik_map *map)
+{
+	return ikmap_seed(map->map);
+}
+
+int lik_map_scaled(const struct lik_map *map)
+{
+	return ikmap_scaled(map->map);
+}
+
+uint64_t lik_map_checksum(const struct lik_map *map)
+{
+	return ikmap_checksum(map->map);
+}
+
+double lik_map_cell_value(const struct lik_map *map)
+{
+	return 1 / sqrt((double)ikmap_t(map->map));
+}
+
+double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
+	const struct feature_node *y, struct lik_error *err)
+{
+	if (map == NULL || x == NULL || y == NULL) {
+		lik_fail(err, LIK_EINVAL, "no map or row given");
+		return NAN;
+	}
+	double k = ikmap_kernel(map->map, x, y);
+	if (k < 0) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NAN;
+	}
+	lik_ok(err);
+	return k;
+}
+
+int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, size_t nx,
+	struct feature_node *const *y, size_t ny, double *out, int threads, struct lik_error *err)
+{
+	if (map == NULL || (nx > 0 && x == NULL) || (ny > 0 && y == NULL)
+		|| (nx > 0 && ny > 0 && out == NULL)) {
+		lik_fail(err, LIK_EINVAL, "no map, rows or output given");
+		return -1;
+	}
+	const struct ikmap *im = map->map;
+	size_t row_bytes = (size_t)ikmap_t(im) * ikmap_cell_size(im);
+	unsigned char *cx = malloc(nx * row_bytes + 1);
+	unsigned char *cy = malloc(ny * row_bytes + 1);
+	int status = -1;
+	if (cx == NULL || cy == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+	} else if (lik_map_native(im, x, nx, cx, LIK_DEVICE_CPU, threads, err) == 0
+		&& lik_map_native(im, y, ny, cy, LIK_DEVICE_CPU, threads, err) == 0) {
+		long long rows = (long long)nx;
+#ifdef _OPENMP
+		int team = threads > 0 ? threads : omp_get_max_threads();
+#endif
+#pragma omp parallel for schedule(static) num_threads(team)
+		for (long long i = 0; i < rows; i++)
+			for (size_t j = 0; j < ny; j++)
+				out[(size_t)i * ny + j] = ikmap_kernel_cells(im, cx + (size_t)i * row_bytes,
+					cy + j * row_bytes);
+		status = 0;
+		lik_ok(err);
+	}
+	free(cx);
+	free(cy);
+	return status;
+}
+
+int lik_map_to_bytes(const struct lik_map *map, unsigned char **bytes, size_t *size,
+	struct lik_error *err)
+{
+	if (map == NULL || bytes == NULL || size == NULL) {
+		lik_fail(err, LIK_EINVAL, "no map or output given");
+		return -1;
+	}
+	char why[IKMAP_ERR_SIZE];
+	if (ikmap_to_memory(map->map, bytes, size, why) != 0) {
+		lik_fail_ikmap(err, LIK_ENOMEM, why);
+		return -1;
+	}
+	lik_ok(err);
+	return 0;
+}
+
+struct lik_map *lik_map_from_bytes(const void *bytes, size_t size, struct lik_error *err)
+{
+	if (bytes == NULL && size > 0) {
+		lik_fail(err, LIK_EINVAL, "no bytes given");
+		return NULL;
+	}
+	char why[IKMAP_ERR_SIZE];
+	struct ikmap *map = ikmap_from_memory(bytes != NULL ? bytes : "", size, "map bytes", why);
+	if (map == NULL) {
+		lik_fail_ikmap(err, LIK_EMODEL, why);
+		return NULL;
+	}
+	struct lik_map *m = lik_map_wrap(map, err);
+	if (m != NULL)
+		lik_ok(err);
+	return m;
+}

@@ -1,0 +1,191 @@
+/*
+ * lik_predict.c - prediction on raw rows (liblinear_ik.h): a -k model's
+ * rows are mapped, written as the cell rows training saw (feature k*psi +
+ * cell + 1 of value 1/sqrt(t), then the bias feature t*psi + 1 when the
+ * model has a bias) and predicted by linear.h's own functions, so the
+ * arithmetic is exactly upstream's on those rows; a plain model's rows go
+ * to linear.h's functions as they are.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lik_internal.h"
+#include "model_shape.h"
+
+/* Rows mapped at once by lik_predict_rows (memory: this many rows' cells). */
+#define PREDICT_BATCH_ROWS 4096
+
+int lik_model_nr_outputs(const struct lik_model *model, int what)
+{
+	if (what == LIK_OUTPUT_VALUES)
+		return model_nr_w(model->linear);
+	if (what == LIK_OUTPUT_PROBABILITY)
+		return get_nr_class(model->linear);
+	return 0;
+}
+
+/* A row's t cells as the feature row the model saw: out has t + 2 nodes. */
+static void cell_row(const struct ikmap *map, const void *cells, double bias,
+	struct feature_node *out)
+{
+	int t = ikmap_t(map);
+	size_t psi = (size_t)ikmap_psi(map);
+	double value = 1 / sqrt((double)t);
+	for (int k = 0; k < t; k++) {
+		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
+		out[k].value = value;
+	}
+	int n = t;
+	if (bias >= 0) {
+		out[n].index = (int)((size_t)t * psi + 1);
+		out[n].value = bias;
+		n++;
+	}
+	out[n].index = -1;
+	out[n].value = 0;
+}
+
+/* linear.h's prediction of x (already in the model's feature space). */
+static double predict_linear(const struct model *m, const struct feature_node *x, int what,
+	double *out)
+{
+	if (what == LIK_OUTPUT_PROBABILITY)
+		return predict_probability(m, x, out);
+	if (what == LIK_OUTPUT_VALUES)
+		return predict_values(m, x, out);
+	return predict(m, x);
+}
+
+/* The checks of every predict call. 0, or -1 after LIK_EINVAL. */
+static int check_call(const struct lik_model *model, int what, const void *out,
+	struct lik_error *err)
+{
+	if (model == NULL) {
+		lik_fail(err, LIK_EINVAL, "no model given");
+		return -1;
+	}
+	if (what != LIK_OUTPUT_LABEL && what != LIK_OUTPUT_VALUES && what != LIK_OUTPUT_PROBABILITY) {
+		lik_fail(err, LIK_EINVAL, "output %d is not label (0), values (1) or probability (2)", what);
+		return -1;
+	}
+	if (what == LIK_OUTPUT_PROBABILITY && !check_probability_model(model->linear)) {
+		lik_fail(err, LIK_EINVAL, "probability output is only supported for logistic regression");
+		return -1;
+	}
+	if (what != LIK_OUTPUT_LABEL && out == NULL) {
+		lik_fail(err, LIK_EINVAL, "no output array given");
+		return -1;
+	}
+	return 0;
+}
+
+/* Buffers for mapped rows: cells of `rows` rows and one feature row. */
+struct mapped {
+	unsigned char *cells;
+	struct feature_node *x;
+	size_t row_bytes;
+};
+
+static int mapped_init(struct mapped *b, const struct ikmap *map, size_t rows, struct lik_error *err)
+{
+	b->row_bytes = (size_t)ikmap_t(map) * ikmap_cell_size(map);
+	b->cells = malloc((rows > 0 ? rows : 1) * b->row_bytes);
+	b->x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *b->x);
+	if (b->cells == NULL || b->x == NULL) {
+		free(b->cells);
+		free(b->x);
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void mapped_free(struct mapped *b)
+{
+	free(b->cells);
+	free(b->x);
+}
+
+static double predict_one(const struct lik_model *model, const struct feature_node *x, int what,
+	double *out, struct lik_error *err)
+{
+	if (check_call(model, what, out, err) != 0)
+		return NAN;
+	if (x == NULL) {
+		lik_fail(err, LIK_EINVAL, "no row given");
+		return NAN;
+	}
+	if (model->map == NULL) {
+		lik_ok(err);
+		return predict_linear(model->linear, x, what, out);
+	}
+	const struct ikmap *map = model->map->map;
+	struct mapped b;
+	if (mapped_init(&b, map, 1, err) != 0)
+		return NAN;
+	struct feature_node *const rows[1] = { (struct feature_node *)x };
+	double label = NAN;
+	if (lik_map_native(map, rows, 1, b.cells, LIK_DEVICE_CPU, 1, err) == 0) {
+		cell_row(map, b.cells, model->linear->bias, b.x);
+		label = predict_linear(model->linear, b.x, what, out);
+		lik_ok(err);
+	}
+	mapped_free(&b);
+	return label;
+}
+
+double lik_predict(const struct lik_model *model, const struct feature_node *x, struct lik_error *err)
+{
+	return predict_one(model, x, LIK_OUTPUT_LABEL, NULL, err);
+}
+
+double lik_predict_values(const struct lik_model *model, const struct feature_node *x,
+	double *dec_values, struct lik_error *err)
+{
+	return predict_one(model, x, LIK_OUTPUT_VALUES, dec_values, err);
+}
+
+double lik_predict_probability(const struct lik_model *model, const struct feature_node *x,
+	double *prob_estimates, struct lik_error *err)
+{
+	return predict_one(model, x, LIK_OUTPUT_PROBABILITY, prob_estimates, err);
+}
+
+int lik_predict_rows(const struct lik_model *model, struct feature_node *const *rows, size_t count,
+	int what, double *labels, double *out, int device, int threads, struct lik_error *err)
+{
+	if (check_call(model, what, out, err) != 0)
+		return -1;
+	if (count > 0 && (rows == NULL || labels == NULL)) {
+		lik_fail(err, LIK_EINVAL, "no rows or labels given");
+		return -1;
+	}
+	size_t width = (size_t)lik_model_nr_outputs(model, what);
+	const struct model *linear = model->linear;
+	if (model->map == NULL) {
+		for (size_t i = 0; i < count; i++)
+			labels[i] = predict_linear(linear, rows[i], what, out ? out + i * width : NULL);
+		lik_ok(err);
+		return 0;
+	}
+	const struct ikmap *map = model->map->map;
+	size_t batch = count < PREDICT_BATCH_ROWS ? count : PREDICT_BATCH_ROWS;
+	struct mapped b;
+	if (mapped_init(&b, map, batch, err) != 0)
+		return -1;
+	for (size_t first = 0; first < count; first += batch) {
+		size_t n = count - first < batch ? count - first : batch;
+		if (lik_map_native(map, rows + first, n, b.cells, device, threads, err) != 0) {
+			mapped_free(&b);
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t row = first + i;
+			cell_row(map, b.cells + i * b.row_bytes, linear->bias, b.x);
+			labels[row] = predict_linear(linear, b.x, what, out ? out + row * width : NULL);
+		}
+	}
+	mapped_free(&b);
+	lik_ok(err);
+	return 0;
+}
