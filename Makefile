@@ -629,7 +629,7 @@ matlab/%.o: matlab/%.c $(MEX_HDR) $(LIB_HDR) $(IK_HDR)
 matlab/%.mex: matlab/%.o $(MEX_SHARED_OBJ) $(LIK_A) $(LIB_A) $(GPU_LIB)
 	$(MEX_ENV) $(MKOCTFILE) --mex -o $@ $< $(MEX_SHARED_OBJ) $(MEX_LINK_LIBS) -lm
 
-# The tests compare with the programs (train, predict, ikmap/ikmap).
+# The tests compare with the programs (train, predict, tools/ikmap).
 octave-check: octave $(PROGRAMS)
 	LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) $(OCTAVE_CLI) --no-gui --norc --quiet \
 		tests/octave/run_tests.m

@@ -1,6 +1,6 @@
 % run_tests.m - runs every tests/octave/test_*.m in octave-cli (make
 % octave-check): from the repository root, with the mex files of matlab/
-% built and the programs (train, predict, ikmap/ikmap) beside them.
+% built and the programs (train, predict, tools/ikmap) beside them.
 % Each test is a function test_NAME(ctx) that raises an error when a
 % check fails. Prints PASS/FAIL per test and exits 1 when any failed.
 % Environment: LIBLINEAR_IK_DATA (the datasets; default ../shared/data),
@@ -20,7 +20,10 @@ function ctx = test_context()
   end
   ctx.train = fullfile(bin, 'train');
   ctx.predict = fullfile(bin, 'predict');
-  ctx.ikmap = fullfile(bin, 'ikmap', 'ikmap');
+  ctx.ikmap = fullfile(bin, 'tools', 'ikmap');
+  if ~exist(ctx.ikmap, 'file')
+    ctx.ikmap = fullfile(bin, 'ikmap', 'ikmap');  % before the programs moved to tools/
+  end
   ctx.tmp = tempname();
   mkdir(ctx.tmp);
   % heart_scale (the data of upstream's matlab/README examples)
