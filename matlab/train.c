@@ -12,6 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "lik_mex.h"
 
 static const char usage_text[] =
@@ -89,6 +92,7 @@ struct call {
 	struct mex_rows rows;
 	double *target;
 	struct lik_model *model;
+	int saved_threads;	/* OpenMP's default before -m changed it; 0: unchanged */
 	struct lik_error err;
 };
 
@@ -102,6 +106,11 @@ static void release(struct call *c)
 	mex_rows_free(&c->rows);
 	free(c->target);
 	lik_model_free(&c->model);
+#ifdef _OPENMP
+	/* -m is for this call: the interpreter's later calls get the default back */
+	if (c->saved_threads > 0)
+		omp_set_num_threads(c->saved_threads);
+#endif
 }
 
 /* Frees everything, then raises the message (does not return). */
@@ -208,8 +217,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 		mex_error_set(&c.err, LIK_EINVAL, "Error: %s", bad);
 		fail(&c, "liblinear:train:parameter");
 	}
-	if (c.opt.threads > 0)
+	if (c.opt.threads > 0) {
+#ifdef _OPENMP
+		c.saved_threads = omp_get_max_threads();
+#endif
 		lik_set_threads(c.opt.threads);
+	}
 	mex_print_begin(c.opt.quiet);
 	if (c.opt.note)
 		mexPrintf("%s", c.opt.note);

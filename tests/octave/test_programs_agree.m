@@ -87,8 +87,11 @@ function test_programs_agree(ctx)
   assert(strcmp(strtrim(text), strtrim(printed)), '-C -s 0: "%s" vs "%s"', text, printed);
   assert(isequal(size(best), [3 1]) && best(2) == -1);
   assert(~isempty(strfind(printed, sprintf('Best C = %g  CV accuracy = %g%%', best(1), 100 * best(3)))));
-  model = train(y, X, sprintf('-c %f -s 0 -q', best(1)));
-  assert(model.Parameters == 0);
+  % README: "use the best parameter to train": the program's model for the same -c
+  options = sprintf('-c %f -s 0 -q', best(1));
+  model = train(y, X, options);
+  run_program('"%s" %s "%s" "%s"', ctx.train, options, ctx.heart, file);
+  assert(isequal(model, read_model_text(file)), 'the model of the best C');
   printed = run_program('"%s" -C -s 11 -q "%s"', ctx.train, ctx.heart);
   text = evalc('best = train(y, X, ''-C -s 11 -q'');');
   assert(strcmp(strtrim(text), strtrim(printed)), '-C -s 11: "%s" vs "%s"', text, printed);
