@@ -626,6 +626,9 @@ octave: $(MEX_FILES)
 matlab/%.o: matlab/%.c $(MEX_HDR) $(LIB_HDR) $(IK_HDR)
 	$(MEX_ENV) $(MKOCTFILE) --mex -c $(MEX_INCLUDES) -o $@ $<
 
+# the shared helpers stay inside each .mex (no mexFunction there)
+$(MEX_SHARED_OBJ): MEX_ENV = CC="$(CC)" CFLAGS="$(ALL_CFLAGS) -fvisibility=hidden"
+
 matlab/%.mex: matlab/%.o $(MEX_SHARED_OBJ) $(LIK_A) $(LIB_A) $(GPU_LIB)
 	$(MEX_ENV) $(MKOCTFILE) --mex -o $@ $< $(MEX_SHARED_OBJ) $(MEX_LINK_LIBS) -lm
 
