@@ -13,6 +13,7 @@ options=${*:--s 1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/octave_memory.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$(pwd)
+export OCTAVE_HISTFILE=/dev/null	# see the octave-check rule in the Makefile
 
 # The data: X = sprand (fixed seed), labels from a random hyperplane;
 # saved for Octave (binary) and as LIBSVM text for the program.
@@ -26,7 +27,7 @@ octave-cli --no-gui --norc --quiet --eval "
   libsvmwrite('$work/data.txt', y, X);
   printf('data: %d x %d, %d nonzeros, %.1f MB as Octave stores it (16 bytes a nonzero + 8 a column)\n', ...
     rows(X), columns(X), nnz(X), (16 * nnz(X) + 8 * (columns(X) + 1)) / 2^20);
-" 2>/dev/null
+"
 
 # The mex train in a process that holds X: its peak resident memory is
 # reset (/proc/self/clear_refs) after X is loaded, so the peak during
@@ -44,7 +45,7 @@ octave-cli --no-gui --norc --quiet --eval "
   peak = status_kb('VmHWM');
   printf('mex train $options: resident before %.1f MB (Octave with X and y), peak during train %.1f MB: +%.1f MB, %.1f s\n', ...
     base / 1024, peak / 1024, (peak - base) / 1024, seconds);
-" 2>/dev/null
+"
 
 # The program on the same data (it reads the text file itself).
 /usr/bin/time -f '%M %e' -o "$work/time" "$root/train" $options -q "$work/data.txt" "$work/model" >/dev/null
