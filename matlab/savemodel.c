@@ -29,7 +29,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 	lik_model_free(&model);
 	if (status != 0) {
 		struct lik_error why = err;
-		mex_error_set(&err, why.code, "can't save model to file %s: %s", path, why.message);
+		/* the library's message may already say so (a file it cannot create) */
+		if (strncmp(why.message, "can't save model", 16) == 0)
+			mex_error_set(&err, why.code, "%s", why.message);
+		else
+			mex_error_set(&err, why.code, "can't save model to file %s: %s", path, why.message);
 		mxFree(path);
 		mex_raise("liblinear:savemodel:save", &err);
 	}

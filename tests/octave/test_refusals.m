@@ -141,6 +141,9 @@ function test_refusals(ctx)
   fclose(fid);
   expect_error(@() libsvmread(broken), 'Wrong input format at line 2');
   expect_error(@() savemodel(good, here), 'can''t save model');  % a directory
+  missing_dir = fullfile(here, 'no', 'such', 'dir', 'plain.model');
+  message = expect_error(@() savemodel(plain, missing_dir), 'can''t save model to file');
+  assert(numel(strfind(message, 'can''t save model')) == 1, 'said twice: %s', message);
   expect_error(@() loadmodel(fullfile(here, 'missing.model')), 'can''t');
   % a pair whose .ik is damaged or missing is refused by loadmodel (as by predict)
   file = fullfile(here, 'pair.model');
