@@ -44,6 +44,17 @@ function test_kernel_models(ctx)
     assert(isequal(predict(y, X', model, '-q', 'col'), label), '%s: col', options);
   end
 
+  % every solver with -k: the program's pair, byte for byte, and its predictions
+  for s = [0 1 2 3 4 5 6 7 11 12 13 21]
+    options = sprintf('-k anne -g 16 -t 30 -s %d -q', s);
+    model = train(y, X, options);
+    run_program('"%s" %s "%s" "%s"', ctx.train, options, ctx.heart, program_model);
+    savemodel(model, octave_model);
+    assert(isequal(fileread(octave_model), fileread(program_model)), '%s: MODEL differs', options);
+    run_program('"%s" "%s" "%s" "%s"', ctx.predict, ctx.heart, program_model, out);
+    assert(isequal(predict(y, X, model, '-q'), load(out)), '%s: predicted labels', options);
+  end
+
   % -b 1 on a -k logistic model: the program's probabilities
   model = train(y, X, '-k anne -g 16 -s 0 -q');
   run_program('"%s" -k anne -g 16 -s 0 -q "%s" "%s"', ctx.train, ctx.heart, program_model);
