@@ -72,7 +72,6 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,liblinear.so.$(SHVER) -Wl,--version-script,$(LIB_MAP) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf liblinear.so.$(SHVER) liblinear/liblinear.so
 
-
 tests/unit/test_%: tests/unit/test_%.c $(UNIT_HDR) $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -o $@ $< $(LIB_A) $$(pkg-config --libs check) $(LDLIBS)
 
@@ -171,46 +170,6 @@ ikmap-bench: bench/ikmap_bench
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
 
-# ---- ik and tools: the Isolation Kernel glue (ik/) and the programs (tools/) ----
-# The programs live in tools/: train.c, predict.c and ikmap.c, with the
-# option parsing they share (ik_options.c, cli_number.c). train and predict
-# are built at the root (upstream's habit); the ikmap command is built as
-# tools/ikmap (./ikmap is the map library's folder) and installed as
-# $(PREFIX)/bin/ikmap.
-IKMAP_TOOL = tools/ikmap
-TOOLS_MAIN_SRC = tools/train.c tools/predict.c tools/ikmap.c
-TOOLS_SRC = $(filter-out $(TOOLS_MAIN_SRC), $(wildcard tools/*.c))
-TOOLS_OBJ = $(TOOLS_SRC:.c=.o)
-TOOLS_HDR = $(wildcard tools/*.h)
-IK_SRC = $(wildcard ik/*.c)
-IK_OBJ = $(IK_SRC:.c=.o)
-IK_HDR = $(wildcard ik/*.h)
-# ik/ik_train.h still takes struct ik_options from tools/ (hence -Itools).
-IK_CFLAGS = -Iliblinear -Iikmap -Iik -Itools
-PROGRAM_LIBS = $(TOOLS_OBJ) $(IK_OBJ) $(IKMAP_A) $(LIB_A)
-PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
-
-ik/%.o: ik/%.c $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
-
-tools/%.o: tools/%.c $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
-
-train: tools/train.o $(PROGRAM_DEPS)
-	$(CC) -o $@ tools/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
-
-predict: tools/predict.o $(PROGRAM_DEPS)
-	$(CC) -o $@ tools/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
-
-$(IKMAP_TOOL): tools/ikmap.o $(PROGRAM_DEPS)
-	$(CC) -o $@ tools/ikmap.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
-
-IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
-
-$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
-	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
-# ---- end ik ----
-
 # ---- lik: the kernel's C API as a library (ik/liblinear_ik.h, owned by the capi branch) ----
 # ik/libliblinear-ik.so.1 (soname libliblinear-ik.so.1, link
 # libliblinear-ik.so) exports exactly the lik_* functions of
@@ -226,12 +185,14 @@ $(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(I
 # run time) and OpenBLAS when the build chose it. Every object is built
 # -fPIC and the link hides all but lik_* (ik/liblinear_ik.map, a version
 # script made from the header's declarations: it hides what
-# -fvisibility=hidden cannot, the static CUDA runtime's symbols too), so a program may link both libraries: their
-# copies never clash.
+# -fvisibility=hidden cannot, the static CUDA runtime's symbols too), so
+# a program may link both libraries: their copies never clash.
+# Defined before the programs' block, which links $(LIK_A).
 LIK_SHVER = 1
 LIK_SO = ik/libliblinear-ik.so.$(LIK_SHVER)
 LIK_A = ik/libliblinear-ik.a
-LIK_SRC = $(wildcard ik/lik_*.c) ik/ik_model.c ik/ik_trailer.c
+LIK_SRC = $(wildcard ik/*.c)
+LIK_HDR = $(wildcard ik/*.h)
 LIK_OBJ = $(LIK_SRC:.c=.o)
 LIK_COMMON_OBJ = $(COMMON_SRC:.c=.o)
 LIK_TESTS = $(filter tests/unit/test_lik_%, $(UNIT_BIN))
@@ -253,8 +214,8 @@ ik/liblinear_ik.map: ik/liblinear_ik.h
 
 all lib: $(LIK_SO) $(LIK_A)
 
-$(LIK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(LIK_A) $(LIB_A) $(GPU_LIB)
-	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(IK_CFLAGS) -o $@ $< $(LIK_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+$(LIK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(LIK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(LIK_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Iliblinear -Iikmap -Iik -o $@ $< $(LIK_A) $(LIB_A) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
 
 .PHONY: install-lik
 install: install-lik
@@ -273,6 +234,48 @@ clean: clean-lik
 clean-lik:
 	rm -f ik/*.so ik/*.so.* ik/*.a ik/liblinear_ik.map
 # ---- end lik ----
+
+# ---- ik and tools: the Isolation Kernel glue (ik/) and the programs (tools/) ----
+# The programs live in tools/: train.c, predict.c and ikmap.c, with the
+# option parsing they share (ik_options.c, cli_number.c). train and predict
+# are built at the root (upstream's habit); the ikmap command is built as
+# tools/ikmap (./ikmap is the map library's folder) and installed as
+# $(PREFIX)/bin/ikmap.
+IKMAP_TOOL = tools/ikmap
+TOOLS_MAIN_SRC = tools/train.c tools/predict.c tools/ikmap.c
+TOOLS_SRC = $(filter-out $(TOOLS_MAIN_SRC), $(wildcard tools/*.c))
+TOOLS_OBJ = $(TOOLS_SRC:.c=.o)
+TOOLS_HDR = $(wildcard tools/*.h)
+IK_SRC = $(wildcard ik/*.c)
+IK_OBJ = $(IK_SRC:.c=.o)
+IK_HDR = $(wildcard ik/*.h)
+# ik/ is the kernel's library (the lik block above); the programs link
+# its static archive with liblinear.a.
+IK_CFLAGS = -Iliblinear -Iikmap -Iik
+TOOLS_CFLAGS = $(IK_CFLAGS) -Itools
+PROGRAM_LIBS = $(TOOLS_OBJ) $(LIK_A) $(LIB_A)
+PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
+
+ik/%.o: ik/%.c $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
+
+tools/%.o: tools/%.c $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $(TOOLS_CFLAGS) -c -o $@ $<
+
+train: tools/train.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/train.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+predict: tools/predict.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/predict.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+$(IKMAP_TOOL): tools/ikmap.o $(PROGRAM_DEPS)
+	$(CC) -o $@ tools/ikmap.o $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+IK_TESTS = $(filter tests/unit/test_ik_%, $(UNIT_BIN))
+
+$(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR) $(PROGRAM_DEPS)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) $(TOOLS_CFLAGS) -o $@ $< $(PROGRAM_LIBS) $$(pkg-config --libs check) $(IKMAP_LIBS) $(LDLIBS)
+# ---- end ik ----
 
 # Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
 bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)

@@ -8,7 +8,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "ik_options.h"
+#include "ik_defaults.h"
 #include "lik_internal.h"
 
 void lik_fail(struct lik_error *err, int code, const char *fmt, ...)

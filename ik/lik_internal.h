@@ -14,8 +14,9 @@
  * Errors: lik_fail sets a code and a one-line message (printf format; no
  * newline). Messages are the programs' lines without their "ERROR: "
  * prefix; lik_error_print prints one as the programs print it: after
- * "ERROR: ", except the lines in upstream's own wording (they start with
- * "can't ", as upstream prints them bare). Every public entry point
+ * "ERROR: ", except "can't ..." (upstream's own wording, which it prints
+ * bare). The few other bare lines of upstream's come from load_model, and
+ * predict prints them itself (lik_model_load_detailed). Every public entry point
  * starts with lik_begin(err, &capture) and ends with lik_end, which
  * routes liblinear's error lines (report.h) of the calling thread into
  * the capture instead of stderr: lik_fail_captured then uses the
@@ -29,6 +30,10 @@
 #include "ikmap.h"
 #include "liblinear_ik.h"
 #include "report.h"
+
+/* lik_find_parameters' search over psi (kernel->psi 0): 4, 8, ..., 4096, none above the rows. */
+#define LIK_SEARCH_PSI_MIN 4
+#define LIK_SEARCH_PSI_MAX 4096
 
 struct lik_map {
 	atomic_int references;
@@ -89,11 +94,13 @@ int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
 /* ---- models (lik_model.c) ---- */
 
 /*
- * lik_model_load, and *in_model (may be NULL) set to 1 when it failed in
- * load_model itself (the model text), 0 otherwise: predict then adds
- * upstream's "can't open model file" after the line load_model gave.
+ * lik_model_load; when it failed in load_model itself (the model's text),
+ * model_line (LIK_MESSAGE_SIZE bytes, or NULL) gets the line load_model
+ * gave exactly as upstream prints it (with or without its "ERROR: "),
+ * else "". predict prints that line and then upstream's "can't open model
+ * file" instead of err's message.
  */
-struct lik_model *lik_model_load_detailed(const char *model_file, int *in_model,
+struct lik_model *lik_model_load_detailed(const char *model_file, char *model_line,
 	struct lik_error *err);
 
 /* Takes over linear and one reference of map (may be NULL). NULL when out of memory (both freed). */

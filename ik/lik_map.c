@@ -97,13 +97,19 @@ static struct feature_node **rows_without_bias(const struct problem *prob,
 	*nodes = NULL;
 	if (prob->bias < 0)
 		return prob->x;
+	/* rows that carry no bias node (train -k reads its rows without them) are used as they are */
 	size_t total = 0;
+	int has_bias_node = 0;
 	for (int i = 0; i < prob->l; i++) {
 		const struct feature_node *f = prob->x[i];
-		while (f->index != -1)
+		while (f->index != -1) {
+			has_bias_node |= f->index == prob->n;
 			f++;
+		}
 		total += (size_t)(f - prob->x[i]) + 1;
 	}
+	if (!has_bias_node)
+		return prob->x;
 	struct feature_node **rows = malloc((size_t)prob->l * sizeof *rows);
 	*nodes = malloc(total * sizeof **nodes);
 	if (rows == NULL || *nodes == NULL) {

@@ -171,13 +171,11 @@ int lik_model_save(const char *model_file, const struct lik_model *model, struct
 	return status;
 }
 
-struct lik_model *lik_model_load_detailed(const char *model_file, int *in_model,
+struct lik_model *lik_model_load_detailed(const char *model_file, char *model_line,
 	struct lik_error *err)
 {
-	int ignored;
-	if (in_model == NULL)
-		in_model = &ignored;
-	*in_model = 0;
+	if (model_line != NULL)
+		model_line[0] = '\0';
 	if (model_file == NULL) {
 		lik_fail(err, LIK_EINVAL, "no file name given");
 		return NULL;
@@ -188,12 +186,14 @@ struct lik_model *lik_model_load_detailed(const char *model_file, int *in_model,
 	lik_capture_end(&capture);
 	if (linear == NULL) {
 		/* load_model says nothing when the file cannot be opened */
-		*in_model = capture.line[0] != '\0';
-		lik_fail_captured(err, *in_model ? LIK_EMODEL : LIK_EIO, &capture, "");
-		if (!*in_model)
+		if (capture.line[0] == '\0') {
 			lik_fail(err, LIK_EIO, "can't open model file %s", model_file);
-		else if (strstr(capture.line, "out of memory") != NULL && err != NULL)
-			err->code = LIK_ENOMEM;
+			return NULL;
+		}
+		if (model_line != NULL)
+			snprintf(model_line, LIK_MESSAGE_SIZE, "%s", capture.line);
+		lik_fail_captured(err, strstr(capture.line, "out of memory") != NULL ? LIK_ENOMEM
+			: LIK_EMODEL, &capture, "");
 		return NULL;
 	}
 	struct ikmap *map;

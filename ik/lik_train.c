@@ -12,10 +12,6 @@
 #include "print.h"
 #include "rows.h"
 
-/* The -C search over psi: 4, 8, ..., 4096, none above the number of rows. */
-#define SEARCH_PSI_MIN 4
-#define SEARCH_PSI_MAX 4096
-
 /* A failed liblinear call: its captured line; out of memory when it says so, else code. */
 static void fail_from_liblinear(struct lik_error *err, int code, const struct lik_capture *c,
 	const char *fallback)
@@ -267,14 +263,14 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
 		if (search_at(prob, param, kernel, nr_fold, start_C, start_p, &best, err) != 0)
 			return -1;
 	} else {
-		int last = prob->l < SEARCH_PSI_MAX ? prob->l : SEARCH_PSI_MAX;
-		if (last < SEARCH_PSI_MIN) {
+		int last = prob->l < LIK_SEARCH_PSI_MAX ? prob->l : LIK_SEARCH_PSI_MAX;
+		if (last < LIK_SEARCH_PSI_MIN) {
 			lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
-				SEARCH_PSI_MIN, SEARCH_PSI_MIN);
+				LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);
 			return -1;
 		}
 		struct lik_map_params at = *kernel;
-		for (int psi = SEARCH_PSI_MIN; psi <= last; psi *= 2) {
+		for (int psi = LIK_SEARCH_PSI_MIN; psi <= last; psi *= 2) {
 			struct search_result r = { psi, NAN, NAN, NAN };
 			at.psi = psi;
 			if (search_at(prob, param, &at, nr_fold, start_C, start_p, &r, err) != 0)

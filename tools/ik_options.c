@@ -115,14 +115,16 @@ int ik_options_check_device(const struct ik_options *o)
 	return 0;
 }
 
-struct ikmap_params ik_options_map_params(const struct ik_options *o, int psi, int threads)
+struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads)
 {
-	struct ikmap_params p = {0};
-	p.method = o->kernel == IK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	struct lik_map_params p;
+	lik_map_params_default(&p, o->kernel == IK_KERNEL_IFOREST ? LIK_KERNEL_IFOREST : LIK_KERNEL_ANNE);
 	p.t = o->t;
-	p.psi = psi;
+	p.psi = ik_options_psi(o);
 	p.seed = o->seed;
 	p.scale = o->scale;
+	p.device = o->device == IKMAP_DEVICE_GPU ? LIK_DEVICE_GPU
+		: o->device == IKMAP_DEVICE_CPU ? LIK_DEVICE_CPU : LIK_DEVICE_AUTO;
 	p.threads = threads;
 	return p;
 }

@@ -9,29 +9,18 @@
  * its usage and exits 1, as train does for a bad -v). Values are checked
  * strictly by cli_number.h: the whole word must be a number in range (an
  * optional sign and decimal digits); -k and -d take their words.
- * The defaults live here, one #define each, so that the benchmark that
+ * The defaults are in ik/ik_defaults.h, one #define each, so that the benchmark that
  * measures them changes one line.
  */
 #ifndef IK_OPTIONS_H
 #define IK_OPTIONS_H
 
 #include <stdint.h>
+#include "ik_defaults.h"
 #include "ikmap.h"
+#include "liblinear_ik.h"
 
-/*
- * The defaults of psi and -S were chosen by 5-fold cross-validation on the
- * training parts of 14 datasets (bench/ik_defaults.py; the numbers are in
- * bench/results/ik-defaults.md): psi 64 for aNNE and 32 for iForest have
- * the best mean rank among the psi that every dataset can take (psi above
- * the number of rows is an error); -S 1 gains up to 6 points where
- * features have different scales (cod-rna, diabetes) and changes nothing
- * on data already scaled.
- */
-#define IK_DEFAULT_T 100
-#define IK_DEFAULT_PSI_ANNE 64
-#define IK_DEFAULT_PSI_IFOREST 32
-#define IK_DEFAULT_SCALE 1
-#define IK_DEFAULT_SEED 1
+/* The defaults of -t, -g, -r and -S: ik/ik_defaults.h (the library's too). */
 
 enum ik_kernel { IK_KERNEL_NONE = 0, IK_KERNEL_ANNE = 1, IK_KERNEL_IFOREST = 2 };
 
@@ -61,7 +50,7 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value);
  */
 int ik_options_check_device(const struct ik_options *o);
 
-/* The ikmap parameters of -k, -t, -r, -S with the given psi and thread count. */
-struct ikmap_params ik_options_map_params(const struct ik_options *o, int psi, int threads);
+/* The library's map parameters (liblinear_ik.h) of -k, -t, -g, -r, -S, -d and -m threads. */
+struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads);
 
 #endif /* IK_OPTIONS_H */

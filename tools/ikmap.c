@@ -23,7 +23,7 @@
 #include "atomic_file.h"
 #include "ik_batch.h"
 #include "ik_options.h"
-#include "ik_train.h"
+#include "lik_internal.h"
 #include "ikmap.h"
 #include "reader.h"
 
@@ -142,10 +142,14 @@ static int build(const struct options *o)
 	libsvm_reader_close(r);
 	if (data->prob.l == 0)
 		fail("no data in file ", data_file);
-	struct ikmap *map = ik_train_build(data, &o->ik, ik_options_psi(&o->ik), o->threads);
+	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
+	struct lik_error why;
+	struct ikmap *map = lik_map_build_ikmap(&data->prob, &kernel, &why);
 	libsvm_data_free(data);
-	if (!map)
+	if (!map) {
+		lik_error_print(&why);
 		return 1;
+	}
 	char err[IKMAP_ERR_SIZE];
 	int status = ikmap_save(map, map_file, err);
 	if (status != 0)

@@ -13,13 +13,16 @@
  * (SIGINT, SIGTERM) leaves no partial output; a device or FIFO is
  * written through, as upstream does, and never replaced.
  *
- * A model trained with -k names its partitioning file in a trailer line
- * (ik/ik_model.h). predict then loads and verifies that file (any problem
- * is an error: never a silent linear prediction), maps the test rows in
- * batches of IK_BATCH_ROWS (ik/ik_batch.h) and predicts each mapped row
- * with the public predict()/predict_probability(), so the arithmetic is
- * exactly upstream's on the rows `ikmap` prints. -m threads and -d device
- * (LIBLINEAR-IK additions) choose where the mapping runs.
+ * Models are loaded and rows predicted through the kernel's C API
+ * (ik/liblinear_ik.h). A model trained with -k names its partitioning
+ * file in a trailer line (ik/ik_model.h); lik_model_load loads and
+ * verifies that file (any problem is an error: never a silent linear
+ * prediction). The test rows are read in batches of IK_BATCH_ROWS
+ * (tools/ik_batch.h) and given to lik_predict_rows, which maps a -k model's
+ * rows and predicts the mapped rows with the public
+ * predict()/predict_probability(), so the arithmetic is exactly upstream's
+ * on the rows `ikmap` prints. -m threads and -d device (LIBLINEAR-IK
+ * additions) choose where the mapping runs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,7 +36,6 @@
 #include "cli_number.h"
 #include "atomic_file.h"
 #include "ik_batch.h"
-#include "ik_model.h"
 #include "ik_options.h"
 #include "lik_internal.h"
 #include "linear.h"
@@ -139,15 +141,15 @@ static void print_scores(const struct scores *s, const struct model *m)
 }
 
 /*
- * Fits a test row to the model in place: drops features the model does
- * not know (index > nr_feature) and appends the bias node. The reader
- * leaves room for that node.
+ * Fits a plain model's test row to it in place: drops features the model
+ * does not know (index > nr_feature) and appends the bias node (the batch
+ * leaves room for it, ik_batch.h).
  */
-static void fit_row_to_model(struct feature_node *x, size_t nnz, const struct model *m)
+static void fit_row_to_model(struct feature_node *x, const struct model *m)
 {
 	int nr_feature = get_nr_feature(m);
 	size_t k = 0;
-	while (k < nnz && x[k].index <= nr_feature)
+	while (x[k].index != -1 && x[k].index <= nr_feature)
 		k++;
 	if (m->bias >= 0) {
 		x[k].index = nr_feature + 1;
@@ -173,102 +175,64 @@ static int write_labels(FILE *out, const struct model *m)
 	return 0;
 }
 
-/* What every row's prediction needs: -b's buffer, the output, the totals. */
-struct predictor {
-	const struct model *m;
-	int probability;
-	double *prob;		/* nr_class slots with -b 1 */
-	FILE *out;
-	struct scores scores;
-};
-
-/* Writes the -b 1 header. 0, or -1 after a message. */
-static int predictor_start(struct predictor *p, const struct model *m, const struct options *o, FILE *out)
+/* The library's device of -d. */
+static int device_of(const struct options *o)
 {
-	*p = (struct predictor){ .m = m, .probability = o->probability, .out = out };
-	if (!o->probability)
-		return 0;
-	int nr_class = get_nr_class(m);
-	p->prob = malloc((size_t)(nr_class > 0 ? nr_class : 1) * sizeof *p->prob);
-	if (!p->prob || write_labels(out, m) != 0) {
-		fprintf(stderr, "ERROR: out of memory\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* Predicts a row already in the model's feature space and writes its line. */
-static void predict_row(struct predictor *p, const struct feature_node *x, double target)
-{
-	double predicted;
-	if (p->probability) {
-		predicted = predict_probability(p->m, x, p->prob);
-		fprintf(p->out, "%g", predicted);
-		for (int j = 0; j < get_nr_class(p->m); j++)
-			fprintf(p->out, " %g", p->prob[j]);
-		fprintf(p->out, "\n");
-	} else {
-		predicted = predict(p->m, x);
-		fprintf(p->out, "%.17g\n", predicted);
-	}
-	score(&p->scores, predicted, target);
-}
-
-/* Plain model: each row as read. 0, or -1 after a message. */
-static int predict_linear(struct libsvm_reader *r, struct predictor *p)
-{
-	double target;
-	struct feature_node *x;
-	size_t nnz;
-	int status;
-	while ((status = libsvm_reader_next(r, &target, &x, &nnz)) == LIBSVM_ROW) {
-		fit_row_to_model(x, nnz, p->m);
-		predict_row(p, x, target);
-	}
-	if (status == LIBSVM_ERROR) {
-		fprintf(stderr, "%s\n", libsvm_reader_error(r));
-		return -1;
-	}
-	return 0;
-}
-
-/* -k model: rows mapped a batch at a time. 0, or -1 after a message. */
-static int predict_mapped(struct libsvm_reader *r, struct predictor *p, const struct ikmap *map,
-	int threads, enum ikmap_device device)
-{
-	struct ik_batch batch;
-	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
-		return -1;
-	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
-	if (!x) {
-		fprintf(stderr, "ERROR: out of memory\n");
-		ik_batch_free(&batch);
-		return -1;
-	}
-	long count;
-	while ((count = ik_batch_next(&batch, r, map, threads, device)) > 0)
-		for (long i = 0; i < count; i++) {
-			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), p->m->bias, x);
-			predict_row(p, x, batch.labels[i]);
-		}
-	free(x);
-	ik_batch_free(&batch);
-	return count < 0 ? -1 : 0;
+	return ik_options_kernel(&o->ik, o->threads).device;
 }
 
 /*
- * Predicts every row of r into out (through map when it is not NULL).
- * Returns 0, or -1 after a message.
+ * Predicts every row of r into out, IK_BATCH_ROWS rows at a time (memory
+ * is bounded by a batch): lik_predict_rows maps a -k model's raw rows
+ * and predicts the cell rows with linear.h's predict / predict_probability,
+ * a plain model's rows fitted to it. Returns 0, or -1 after a message.
  */
-static int predict_rows(struct libsvm_reader *r, FILE *out, const struct model *m,
-	const struct ikmap *map, const struct options *o, struct scores *s)
+static int predict_stream(struct libsvm_reader *r, FILE *out, const struct lik_model *model,
+	const struct options *o, struct scores *s)
 {
-	struct predictor p;
-	int status = predictor_start(&p, m, o, out);
-	if (status == 0)
-		status = map ? predict_mapped(r, &p, map, o->threads, o->ik.device) : predict_linear(r, &p);
-	free(p.prob);
-	*s = p.scores;
+	const struct model *m = lik_model_linear(model);
+	int what = o->probability ? LIK_OUTPUT_PROBABILITY : LIK_OUTPUT_LABEL;
+	size_t width = (size_t)lik_model_nr_outputs(model, what);
+	struct ik_batch batch;
+	if (ik_batch_init(&batch, IK_BATCH_ROWS, NULL) != 0)
+		return -1;
+	double *labels = malloc(IK_BATCH_ROWS * sizeof *labels);
+	double *values = malloc(IK_BATCH_ROWS * (width > 0 ? width : 1) * sizeof *values);
+	int status = 0;
+	if (!labels || !values || (o->probability && write_labels(out, m) != 0)) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		status = -1;
+	}
+	long count = 0;
+	while (status == 0 && (count = ik_batch_next(&batch, r, NULL, 0, IKMAP_DEVICE_CPU)) > 0) {
+		size_t n = (size_t)count;
+		if (lik_model_map(model) == NULL)
+			for (size_t i = 0; i < n; i++)
+				fit_row_to_model(batch.rows[i], m);
+		struct lik_error err;
+		if (lik_predict_rows(model, batch.rows, n, what, labels, width > 0 ? values : NULL,
+			device_of(o), o->threads, &err) != 0) {
+			lik_error_print(&err);
+			status = -1;
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (o->probability) {
+				fprintf(out, "%g", labels[i]);
+				for (size_t j = 0; j < width; j++)
+					fprintf(out, " %g", values[i * width + j]);
+				fprintf(out, "\n");
+			} else {
+				fprintf(out, "%.17g\n", labels[i]);
+			}
+			score(s, labels[i], batch.labels[i]);
+		}
+	}
+	if (count < 0)
+		status = -1;	/* ik_batch_next said why */
+	free(labels);
+	free(values);
+	ik_batch_free(&batch);
 	if (status == 0 && s->total == 0) {
 		fprintf(stderr, "ERROR: no data in test file %s\n", o->test_file);
 		return -1;
@@ -296,47 +260,43 @@ int main(int argc, char **argv)
 		libsvm_reader_close(r);
 		return 1;
 	}
-	struct model *m = load_model(o.model_file);
-	if (!m) {
-		fprintf(stderr, "can't open model file %s\n", o.model_file);
+	char model_line[LIK_MESSAGE_SIZE];
+	struct lik_error err;
+	struct lik_model *model = lik_model_load_detailed(o.model_file, model_line, &err);
+	if (!model) {
+		if (model_line[0] != '\0')	/* load_model's own line, then upstream's */
+			fprintf(stderr, "%s\ncan't open model file %s\n", model_line, o.model_file);
+		else
+			lik_error_print(&err);	/* can't open it, or why the pair is refused */
 		atomic_file_abort(&out);
 		libsvm_reader_close(r);
 		return 1;
 	}
-	if (o.probability && !check_probability_model(m)) {
+	const struct model *m = lik_model_linear(model);
+	if (o.probability && !lik_model_is_probability(model)) {
 		fprintf(stderr, "probability output is only supported for logistic regression\n");
 		atomic_file_abort(&out);
 		libsvm_reader_close(r);
-		free_and_destroy_model(&m);
-		return 1;
-	}
-	struct ikmap *map;
-	struct lik_error err;
-	if (ik_model_load_map(o.model_file, m, &map, &err) != 0) {
-		lik_error_print(&err);
-		atomic_file_abort(&out);
-		libsvm_reader_close(r);
-		free_and_destroy_model(&m);
+		lik_model_free(&model);
 		return 1;
 	}
 
 	struct scores s = {0};
-	int failed = predict_rows(r, out.fp, m, map, &o, &s);
+	int failed = predict_stream(r, out.fp, model, &o, &s);
 	libsvm_reader_close(r);
-	ikmap_free(map);
 	if (failed) {
 		atomic_file_abort(&out);
-		free_and_destroy_model(&m);
+		lik_model_free(&model);
 		return 1;
 	}
 	if (atomic_file_commit(&out) != 0) {
 		fprintf(stderr, "can't write output file %s: %s\n", o.output_file,
 			atomic_file_strerror(errno));
-		free_and_destroy_model(&m);
+		lik_model_free(&model);
 		return 1;
 	}
 	if (!o.quiet)
 		print_scores(&s, m);
-	free_and_destroy_model(&m);
+	lik_model_free(&model);
 	return 0;
 }

@@ -6,9 +6,11 @@
  * multi-core LIBLINEAR's "-m threads" and the Isolation Kernel options
  * -k, -t, -g, -r, -S, -d (tools/ik_options.h). Without -k (or with -k 0)
  * train is plain LIBLINEAR and the other Isolation Kernel options are
- * accepted and ignored, as upstream ignores -p for a classifier; with -k
- * the rows are mapped (ik/ik_train.h) and the model is saved with its
- * partitioning file (ik/ik_model.h). Differences, all deliberate:
+ * accepted and ignored, as upstream ignores -p for a classifier. Training,
+ * -v and -C, with -k or without, go through the kernel's C API
+ * (ik/liblinear_ik.h: lik_train, lik_cross_validation, lik_find_parameters,
+ * lik_model_save), which maps the rows with -k and saves the model with its
+ * partitioning file; train prints what it reports. Differences, all deliberate:
  * option values are read strictly (tools/cli_number.h: "-c 1x", "-s abc",
  * "-e nan" are errors, not 1, 0 and NaN as upstream's atof/atoi make them),
  * an empty training file is an error instead of a model with nr_class 0,
@@ -25,15 +27,13 @@
 #include <omp.h>
 #endif
 #include "cli_number.h"
-#include "find_parameters.h"
 #include "atomic_file.h"
 #include "ik_model.h"
 #include "ik_options.h"
-#include "ik_train.h"
 #include "lik_internal.h"
 #include "linear.h"
-#include "linear_rows.h"
 #include "reader.h"
+#include "report.h"
 
 /* upstream README, "`train' Usage" */
 static const char usage_text[] =
@@ -115,6 +115,11 @@ static void exit_out_of_memory(void)
 static void print_null(const char *s)
 {
 	(void)s;
+}
+
+static void print_warning(const char *line)
+{
+	fprintf(stderr, "%s\n", line);
 }
 
 struct options {
@@ -335,15 +340,33 @@ static int is_regression(int solver_type)
 		|| solver_type == L2R_L1LOSS_SVR_DUAL;
 }
 
-static void run_cross_validation(const struct row_set *X, const double *y, double bias,
+/* Prints what the library said, and exits 1. */
+static void exit_with_error(const struct lik_error *err)
+{
+	lik_error_print(err);
+	exit(1);
+}
+
+/* -k and its options as the library's map parameters (NULL without -k). */
+static struct lik_map_params *kernel_params(const struct options *o, struct lik_map_params *kernel)
+{
+	if (o->ik.kernel == IK_KERNEL_NONE)
+		return NULL;
+	*kernel = ik_options_kernel(&o->ik, o->threads);
+	return kernel;
+}
+
+static void run_cross_validation(const struct problem *prob, const struct lik_map_params *kernel,
 	const struct options *o)
 {
-	int l = X->l;
+	int l = prob->l;
+	const double *y = prob->y;
 	double *target = malloc((size_t)l * sizeof *target);
 	if (!target)
 		exit_out_of_memory();
-	if (cross_validation_rows(X, y, bias, &o->param, o->nr_fold, target) != 0)
-		exit(1);	/* it said why (out of memory) */
+	struct lik_error err;
+	if (lik_cross_validation(prob, &o->param, kernel, o->nr_fold, target, &err) != 0)
+		exit_with_error(&err);
 	if (is_regression(o->param.solver_type)) {
 		double total_error = 0, sumv = 0, sumy = 0, sumvv = 0, sumyy = 0, sumvy = 0;
 		for (int i = 0; i < l; i++) {
@@ -379,83 +402,101 @@ static double search_start_p(const struct options *o)
 	return o->p_specified ? o->param.p : -1.0;
 }
 
-static void run_find_parameters(const struct row_set *X, const double *y, double bias,
-	const struct options *o)
+struct search_result {
+	int psi;
+	double C, p, score;
+};
+
+/* One result line of -C: prefix "" (at one psi with -k), "Best " (-k's best) or NULL (no -k). */
+static void print_search_result(const char *prefix, const struct search_result *r, int regression)
 {
-	double best_C, best_p, best_score;
-	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	find_parameters_rows(X, y, bias, &o->param, o->nr_fold, search_start_C(o), search_start_p(o),
-		&best_C, &best_p, &best_score);
-	if (o->param.solver_type == L2R_L2LOSS_SVR)
-		printf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
+	if (prefix == NULL && regression)
+		printf("Best C = %g Best p = %g  CV MSE = %g\n", r->C, r->p, r->score);
+	else if (prefix == NULL)
+		printf("Best C = %g  CV accuracy = %g%%\n", r->C, 100.0 * r->score);
+	else if (regression)
+		printf("%spsi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+			prefix, r->psi, r->C, r->p, r->score);
 	else
-		printf("Best C = %g  CV accuracy = %g%%\n", best_C, 100.0 * best_score);
+		printf("%spsi = %d  Best C = %g  CV accuracy = %g%%\n",
+			prefix, r->psi, r->C, 100.0 * r->score);
 }
 
-/* Plain LIBLINEAR: the rows as read. */
-static void run_linear(const struct libsvm_data *data, const struct options *o)
+/* lik_find_parameters at kernel's psi (or without a kernel); exits 1 on error. */
+static struct search_result search_at(const struct problem *prob,
+	const struct lik_map_params *kernel, const struct options *o)
 {
-	const struct problem *prob = &data->prob;
-	struct row_set X = rows_sparse(prob->l, prob->n, prob->x);
-	if (o->find_parameters) {
-		run_find_parameters(&X, prob->y, prob->bias, o);
-	} else if (o->cross_validation) {
-		run_cross_validation(&X, prob->y, prob->bias, o);
-	} else {
-		struct model *m = train_rows(&X, prob->y, prob->bias, &o->param);
-		if (!m)
-			exit(1);	/* train reported why (out of memory) */
-		if (save_model(o->model_file, m) != 0) {
-			fprintf(stderr, "can't save model to file %s\n", o->model_file);
-			exit(1);
-		}
-		free_and_destroy_model(&m);
-		ik_model_remove_stale(o->model_file);
-	}
+	struct search_result r;
+	struct lik_error err;
+	if (lik_find_parameters(prob, &o->param, kernel, o->nr_fold, search_start_C(o),
+		search_start_p(o), &r.psi, &r.C, &r.p, &r.score, &err) != 0)
+		exit_with_error(&err);
+	return r;
 }
 
 /*
- * -k: map every row, then free the rows (the cells are all training
- * needs, and are usually smaller), then train or cross-validate.
- * Frees data.
+ * -C: the search over C (and p). With -k and no -g, over psi = 4, 8, ...,
+ * 4096 too (not above the number of rows), one line per psi and the best
+ * at the end, on stdout as train prints its results (-q keeps them).
  */
-static void run_kernel(struct libsvm_data *data, const struct options *o)
+static void run_find_parameters(const struct problem *prob, const struct lik_map_params *kernel,
+	const struct options *o)
 {
-	if (o->find_parameters) {
-		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-		if (ik_train_search(data, &o->ik, &o->param, o->bias, o->nr_fold,
-			search_start_C(o), search_start_p(o), o->threads) != 0)
-			exit(1);
-		libsvm_data_free(data);
+	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
+	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	if (kernel == NULL) {
+		struct search_result r = search_at(prob, NULL, o);
+		print_search_result(NULL, &r, regression);
 		return;
 	}
-	struct ikmap *map = ik_train_build(data, &o->ik, ik_options_psi(&o->ik), o->threads);
-	if (!map)
+	int first = LIK_SEARCH_PSI_MIN;
+	int last = prob->l < LIK_SEARCH_PSI_MAX ? prob->l : LIK_SEARCH_PSI_MAX;
+	if (o->ik.psi_given) {
+		first = last = o->ik.psi;	/* -g fixes psi: search C only */
+	} else if (first > last) {
+		fprintf(stderr, "ERROR: -C with -k needs at least %d training rows (psi starts at %d)\n",
+			first, first);
 		exit(1);
-	void *cells = ik_train_map(map, data, o->threads, o->ik.device);
-	if (!cells)
-		exit(1);
-	int l = data->prob.l;
-	double *y = data->prob.y;
-	data->prob.y = NULL;	/* kept; everything else of data goes */
-	libsvm_data_free(data);
-	struct row_set X = ik_train_rows(map, l, cells, o->bias);
-	if (o->cross_validation) {
-		run_cross_validation(&X, y, o->bias, o);
-	} else {
-		struct model *m = train_rows(&X, y, o->bias, &o->param);
-		struct lik_error err;
-		if (!m)
-			exit(1);
-		if (ik_model_save(o->model_file, m, map, &err) != 0) {
-			lik_error_print(&err);
-			exit(1);
-		}
-		free_and_destroy_model(&m);
 	}
-	free(y);
-	free(cells);
-	ikmap_free(map);
+	struct lik_map_params at = *kernel;
+	struct search_result best = { 0, NAN, NAN, NAN };
+	for (int psi = first; psi <= last; psi *= 2) {
+		at.psi = psi;
+		struct search_result r = search_at(prob, &at, o);
+		print_search_result("", &r, regression);
+		if (best.psi == 0 || (regression ? r.score < best.score : r.score > best.score))
+			best = r;
+		if (psi > last / 2)
+			break;	/* psi *= 2 would pass last (and could overflow) */
+	}
+	print_search_result("Best ", &best, regression);
+}
+
+/*
+ * Trains, cross-validates or searches through the library (liblinear_ik.h).
+ * With -k the rows were read without bias nodes: the map never sees one,
+ * and lik_train gives the cell rows their own bias feature t*psi + 1.
+ */
+static void run(const struct libsvm_data *data, const struct options *o)
+{
+	struct problem prob = data->prob;
+	struct lik_map_params kernel_storage;
+	const struct lik_map_params *kernel = kernel_params(o, &kernel_storage);
+	if (kernel != NULL) {
+		prob.bias = o->bias;
+		prob.n = data->max_index + (o->bias >= 0 ? 1 : 0);
+	}
+	if (o->find_parameters) {
+		run_find_parameters(&prob, kernel, o);
+	} else if (o->cross_validation) {
+		run_cross_validation(&prob, kernel, o);
+	} else {
+		struct lik_error err;
+		struct lik_model *m = lik_train(&prob, &o->param, kernel, &err);
+		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+			exit_with_error(&err);
+		lik_model_free(&m);
+	}
 }
 
 static struct libsvm_data *read_training_file(const char *path, double bias)
@@ -482,7 +523,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	parse_command_line(argc, argv, &o);
-	set_print_string_function(o.quiet ? print_null : NULL);
+	lik_set_print_string_function(o.quiet ? print_null : NULL);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
@@ -507,12 +548,9 @@ int main(int argc, char **argv)
 		exit(1);
 	}
 
-	if (kernel) {
-		run_kernel(data, &o);
-	} else {
-		run_linear(data, &o);
-		libsvm_data_free(data);
-	}
+	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	run(data, &o);
+	libsvm_data_free(data);
 
 	destroy_param(&o.param);
 	free(o.model_file);

@@ -1,10 +1,12 @@
 /*
  * fuzz_predict_ik.c - libFuzzer target for predict on a -k pair: a model
  * file with its ik_partitioning trailer, its .ik file and a few data rows,
- * loaded through ik/ik_model.h (load_model, then ik_model_load_map) and
- * predicted as predict.c does it (ik_batch_next maps IK_BATCH_ROWS rows at
- * a time, ik_cell_row builds each mapped row, then predict() and, for
- * logistic regression, predict_probability()).
+ * loaded and predicted through the kernel's C API as predict.c does it
+ * (lik_model_load, then IK_BATCH_ROWS rows at a time read by ik_batch_next
+ * and given to lik_predict_rows: labels, and probabilities for logistic
+ * regression). A loaded model also goes to bytes and back
+ * (lik_model_to_bytes / lik_model_from_bytes), which must give the same
+ * bytes again.
  *
  * Input layout (tests/fuzz/README.md):
  *   MODEL TEXT  "\n==ik==\n"  .IK BYTES  "\n==rows==\n"  DATA ROWS
@@ -20,7 +22,8 @@
  *    that does not exist) and the run is deterministic.
  * Invariants: a classification prediction is one of the model's labels
  * (0 for a model of no class),
- * a one-class prediction is +1 or -1, probabilities are in [0, 1].
+ * a one-class prediction is +1 or -1, probabilities are in [0, 1], the
+ * bytes round trip is exact, a loaded -k model has t*psi = nr_feature.
  */
 #include <math.h>
 #include <stdint.h>
@@ -29,9 +32,8 @@
 #include <string.h>
 #include "fuzz_common.h"
 #include "ik_batch.h"
-#include "ik_model.h"
 #include "ik_trailer.h"
-#include "ikmap.h"
+#include "liblinear_ik.h"
 #include "linear.h"
 #include "reader.h"
 
@@ -87,11 +89,12 @@ static unsigned char *prepare_model(const struct part *model, uint64_t checksum)
 	return text;
 }
 
-/* predict.c's predict_mapped, with the invariants checked on each row. */
-static void predict_mapped(const struct model *m, const struct ikmap *map, const struct part *rows)
+/* predict.c's predict_stream, with the invariants checked on each row. */
+static void predict_rows(const struct lik_model *model, const struct part *rows)
 {
 	if (rows->size == 0)	/* fmemopen refuses 0 bytes before glibc 2.22 */
 		return;
+	const struct model *m = lik_model_linear(model);
 	FILE *in = fmemopen((void *)rows->data, rows->size, "r");
 	if (in == NULL)
 		fuzz_give_up("fmemopen");
@@ -99,33 +102,62 @@ static void predict_mapped(const struct model *m, const struct ikmap *map, const
 	if (r == NULL)
 		fuzz_give_up("libsvm_reader_from_stream");
 	struct ik_batch batch;
-	FUZZ_CHECK(ik_batch_init(&batch, IK_BATCH_ROWS, map) == 0);
-	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
+	FUZZ_CHECK(ik_batch_init(&batch, IK_BATCH_ROWS, NULL) == 0);
 	size_t slots = m->nr_class > 0 ? (size_t)m->nr_class : 1;
-	double *prob = malloc(slots * sizeof *prob);
-	if (x == NULL || prob == NULL)
+	double *labels = malloc(IK_BATCH_ROWS * sizeof *labels);
+	double *prob_labels = malloc(IK_BATCH_ROWS * sizeof *prob_labels);
+	double *prob = malloc(IK_BATCH_ROWS * slots * sizeof *prob);
+	if (labels == NULL || prob_labels == NULL || prob == NULL)
 		fuzz_give_up("malloc");
 	long count;
-	while ((count = ik_batch_next(&batch, r, map, 1, IKMAP_DEVICE_CPU)) > 0) {
+	struct lik_error err;
+	while ((count = ik_batch_next(&batch, r, NULL, 1, IKMAP_DEVICE_CPU)) > 0) {
+		FUZZ_CHECK(lik_predict_rows(model, batch.rows, (size_t)count, LIK_OUTPUT_LABEL, labels,
+			NULL, LIK_DEVICE_CPU, 1, &err) == 0);
+		int probability = lik_model_is_probability(model);
+		if (probability)
+			FUZZ_CHECK(lik_predict_rows(model, batch.rows, (size_t)count, LIK_OUTPUT_PROBABILITY,
+				prob_labels, prob, LIK_DEVICE_CPU, 1, &err) == 0);
 		for (long i = 0; i < count; i++) {
-			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), m->bias, x);
-			double y = predict(m, x);
+			double y = labels[i];
 			if (check_oneclass_model(m))
 				FUZZ_CHECK(y == 1 || y == -1);
 			else if (!check_regression_model(m))
 				FUZZ_CHECK(fuzz_is_label(m, y));
-			if (check_probability_model(m)) {
-				FUZZ_CHECK(fuzz_is_label(m, predict_probability(m, x, prob)));
-				for (int k = 0; k < m->nr_class; k++)
-					FUZZ_CHECK(isnan(prob[k]) || (prob[k] >= 0 && prob[k] <= 1));
+			if (probability) {
+				FUZZ_CHECK(fuzz_is_label(m, prob_labels[i]));
+				for (int k = 0; k < m->nr_class; k++) {
+					double p = prob[(size_t)i * slots + (size_t)k];
+					FUZZ_CHECK(isnan(p) || (p >= 0 && p <= 1));
+				}
 			}
 		}
 	}
 	free(prob);
-	free(x);
+	free(prob_labels);
+	free(labels);
 	ik_batch_free(&batch);
 	libsvm_reader_close(r);
 	fclose(in);
+}
+
+/* to_bytes, from_bytes, to_bytes: the same bytes twice. */
+static void bytes_round_trip(const struct lik_model *model)
+{
+	unsigned char *first, *second;
+	size_t n1, n2;
+	struct lik_error err;
+	if (lik_model_to_bytes(model, &first, &n1, &err) != 0) {
+		FUZZ_CHECK(err.code == LIK_ENOMEM);
+		return;
+	}
+	struct lik_model *back = lik_model_from_bytes(first, n1, &err);
+	FUZZ_CHECK(back != NULL);
+	FUZZ_CHECK(lik_model_to_bytes(back, &second, &n2, &err) == 0);
+	FUZZ_CHECK(n1 == n2 && memcmp(first, second, n1) == 0);
+	lik_free(first);
+	lik_free(second);
+	lik_model_free(&back);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -144,16 +176,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write_file(model_path, text, parts[0].size);
 	free(text);
 
-	struct model *m = load_model(model_path);
-	struct ikmap *map = NULL;
-	if (m != NULL && ik_model_load_map(model_path, m, &map, NULL) == 0 && map != NULL) {
+	struct lik_error err;
+	struct lik_model *model = lik_model_load(model_path, &err);
+	if (model != NULL) {
+		const struct lik_map *map = lik_model_map(model);
 		/* ik_model.h: a verified map has t*psi = nr_feature */
-		FUZZ_CHECK((int64_t)ikmap_t(map) * ikmap_psi(map) == m->nr_feature);
-		predict_mapped(m, map, &parts[2]);
+		if (map != NULL)
+			FUZZ_CHECK((int64_t)lik_map_t(map) * lik_map_psi(map) == lik_model_nr_feature(model));
+		/* a plain model needs rows fitted to it (predict.c does that); the -k path is the target */
+		if (map != NULL)
+			predict_rows(model, &parts[2]);
+		bytes_round_trip(model);
+		lik_model_free(&model);
+	} else {
+		FUZZ_CHECK(err.code != LIK_OK && err.message[0] != '\0');
 	}
-	ikmap_free(map);
-	if (m != NULL)
-		free_and_destroy_model(&m);
 	unlink(model_path);
 	unlink(ik_path);
 	return 0;

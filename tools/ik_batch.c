@@ -17,12 +17,13 @@ int ik_batch_init(struct ik_batch *b, size_t capacity, const struct ikmap *map)
 {
 	memset(b, 0, sizeof *b);
 	b->capacity = capacity;
-	b->cell_bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
+	b->cell_bytes = map != NULL ? ikmap_cell_size(map) * (size_t)ikmap_t(map) : 0;
 	b->labels = malloc(capacity * sizeof *b->labels);
 	b->rows = malloc(capacity * sizeof *b->rows);
 	b->row_start = malloc(capacity * sizeof *b->row_start);
-	b->cells = malloc(capacity * b->cell_bytes);
-	if (b->labels == NULL || b->rows == NULL || b->row_start == NULL || b->cells == NULL) {
+	b->cells = map != NULL ? malloc(capacity * b->cell_bytes) : NULL;
+	if (b->labels == NULL || b->rows == NULL || b->row_start == NULL
+		|| (map != NULL && b->cells == NULL)) {
 		ik_batch_free(b);
 		return out_of_memory();
 	}
@@ -39,10 +40,10 @@ void ik_batch_free(struct ik_batch *b)
 	memset(b, 0, sizeof *b);
 }
 
-/* Copies a row (nnz features and the terminator) to the end of nodes. */
+/* Copies a row (nnz features and the terminator) to the end of nodes, and leaves one node spare. */
 static int keep_row(struct ik_batch *b, const struct feature_node *x, size_t nnz)
 {
-	size_t need = b->nodes_used + nnz + 1;
+	size_t need = b->nodes_used + nnz + 2;
 	if (need > b->nodes_cap) {
 		size_t cap = b->nodes_cap ? b->nodes_cap : 1024;
 		while (cap < need)
@@ -84,7 +85,7 @@ long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikm
 	for (size_t i = 0; i < b->count; i++)
 		b->rows[i] = b->nodes + b->row_start[i];
 	char err[IKMAP_ERR_SIZE];
-	if (b->count > 0 && ikmap_map_on(map, b->rows, b->count, b->cells, threads, device, err) != 0) {
+	if (map != NULL && b->count > 0 && ikmap_map_on(map, b->rows, b->count, b->cells, threads, device, err) != 0) {
 		fprintf(stderr, "ERROR: %s\n", err);
 		return -1;
 	}

@@ -10,6 +10,10 @@
  * model trained with -k sees, so predict and `ikmap` (map mode) show the
  * same numbers: feature k*psi + cell + 1 with value 1/sqrt(t) for
  * k = 0..t-1, ascending, then the bias feature t*psi + 1 when bias >= 0.
+ * Without a map (map NULL to init and next) a batch only reads: predict
+ * hands its raw rows to lik_predict_rows (liblinear_ik.h), which maps
+ * them itself. Each row kept has one spare node after its terminator, so
+ * a bias node can be appended in place.
  */
 #ifndef IK_BATCH_H
 #define IK_BATCH_H
@@ -29,18 +33,19 @@ struct ik_batch {
 	size_t *row_start;		/* [capacity] offsets into nodes */
 	struct feature_node *nodes;
 	size_t nodes_used, nodes_cap;
-	unsigned char *cells;		/* count * t cells of ikmap_cell_size bytes */
+	unsigned char *cells;		/* count * t cells of ikmap_cell_size bytes; NULL without a map */
 	size_t cell_bytes;		/* ikmap_cell_size(map) * t: one row's cells */
 };
 
-/* 0, or -1 when out of memory (message on stderr). */
+/* 0, or -1 when out of memory (message on stderr). map may be NULL: rows only. */
 int ik_batch_init(struct ik_batch *b, size_t capacity, const struct ikmap *map);
 void ik_batch_free(struct ik_batch *b);
 
 /*
  * Reads up to capacity rows (fewer only at the end of the input) and maps
- * them on device (ikmap_map_on). Returns the number of rows (0: no more input), or -1 after a
- * message on stderr (the reader's error, or out of memory).
+ * them on device (ikmap_map_on; map NULL: not mapped). Returns the number
+ * of rows (0: no more input), or -1 after a message on stderr (the
+ * reader's error, or out of memory).
  */
 long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
 	enum ikmap_device device);
