@@ -1,0 +1,300 @@
+/*
+ * train.c - model = train(training_label_vector, training_instance_matrix
+ * [, 'liblinear_options' [, 'col']]): upstream LIBLINEAR 2.50's mex
+ * function, on the kernel's C API, with -k (and -t -g -r -S -d -m).
+ *
+ * Returns the model struct (lik_mex.h), or with -v the cross-validation
+ * accuracy (%) or mean squared error, or with -C [best C; best p; score]
+ * (and best psi as a fourth element with -k). Failures raise an error
+ * with upstream's message (bad options print the usage first).
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "lik_mex.h"
+
+static const char usage_text[] =
+	"Usage: model = train(training_label_vector, training_instance_matrix, 'liblinear_options', 'col');\n"
+	"liblinear_options:\n"
+	"-s type : set type of solver (default 1)\n"
+	"  for multi-class classification\n"
+	"\t 0 -- L2-regularized logistic regression (primal)\n"
+	"\t 1 -- L2-regularized L2-loss support vector classification (dual)\n"
+	"\t 2 -- L2-regularized L2-loss support vector classification (primal)\n"
+	"\t 3 -- L2-regularized L1-loss support vector classification (dual)\n"
+	"\t 4 -- support vector classification by Crammer and Singer\n"
+	"\t 5 -- L1-regularized L2-loss support vector classification\n"
+	"\t 6 -- L1-regularized logistic regression\n"
+	"\t 7 -- L2-regularized logistic regression (dual)\n"
+	"  for regression\n"
+	"\t11 -- L2-regularized L2-loss support vector regression (primal)\n"
+	"\t12 -- L2-regularized L2-loss support vector regression (dual)\n"
+	"\t13 -- L2-regularized L1-loss support vector regression (dual)\n"
+	"  for outlier detection\n"
+	"\t21 -- one-class support vector machine (dual)\n"
+	"-c cost : set the parameter C (default 1)\n"
+	"-p epsilon : set the epsilon in loss function of SVR (default 0.1)\n"
+	"-n nu : set the parameter nu of one-class SVM (default 0.5)\n"
+	"-e epsilon : set tolerance of termination criterion\n"
+	"\t-s 0 and 2\n"
+	"\t\t|f'(w)|_2 <= eps*min(pos,neg)/l*|f'(w0)|_2,\n"
+	"\t\twhere f is the primal function and pos/neg are # of\n"
+	"\t\tpositive/negative data (default 0.01)\n"
+	"\t-s 11\n"
+	"\t\t|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)\n"
+	"\t-s 1, 3, 4, 7, and 21\n"
+	"\t\tDual maximal violation <= eps; similar to libsvm (default 0.1 except 0.01 for -s 21)\n"
+	"\t-s 5 and 6\n"
+	"\t\t|f'(w)|_1 <= eps*min(pos,neg)/l*|f'(w0)|_1,\n"
+	"\t\twhere f is the primal function (default 0.01)\n"
+	"\t-s 12 and 13\n"
+	"\t\t|f'(alpha)|_1 <= eps |f'(alpha0)|,\n"
+	"\t\twhere f is the dual function (default 0.1)\n"
+	"-B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)\n"
+	"-R : not regularize the bias; must with -B 1 to have the bias; DON'T use this unless you know what it is\n"
+	"\t(for -s 0, 2, 5, 6, 11)\n"
+	"-wi weight: weights adjust the parameter C of different classes (see README for details)\n"
+	"-v n: n-fold cross validation mode\n"
+	"-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n"
+	"-q : quiet mode (no outputs)\n"
+	"LIBLINEAR-IK additions:\n"
+	"-k type : map the data by the Isolation Kernel before training (default 0)\n"
+	"\t 0 or none    -- no map: plain LIBLINEAR\n"
+	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
+	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
+	"-t T : number of partitionings with -k (default 100)\n"
+	"-g psi : cells per partitioning with -k (default 64 for anne, 32 for iforest);\n"
+	"\twith -C, fixes psi\n"
+	"-r seed : random seed of the partitionings with -k (default 1)\n"
+	"-S 0|1 : with -k anne, scale each feature by 1/max|x| of the training rows (default 1)\n"
+	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
+	"-m threads : number of threads (default: all cores)\n"
+	"-C with -k: searches psi = 4, 8, ..., 4096 (up to the number of rows) and C\n"
+	"The options -t, -g, -r, -S and -d are ignored without -k.\n"
+	"col:\n"
+	"\tif 'col' is setted, training_instance_matrix is parsed in column format, otherwise is in row format\n";
+
+static int is_regression(int solver_type)
+{
+	return solver_type == L2R_L2LOSS_SVR || solver_type == L2R_L2LOSS_SVR_DUAL
+		|| solver_type == L2R_L1LOSS_SVR_DUAL;
+}
+
+/* What one call holds; freed by release() whichever way the call ends. */
+struct call {
+	struct mex_train_options opt;
+	int have_options;
+	char *option_text;
+	struct mex_rows rows;
+	double *target;
+	struct lik_model *model;
+	int saved_threads;	/* OpenMP's default before -m changed it; 0: unchanged */
+	struct lik_error err;
+};
+
+static void release(struct call *c)
+{
+	mex_print_end();
+	if (c->have_options)
+		mex_train_options_free(&c->opt);
+	if (c->option_text)
+		mxFree(c->option_text);
+	mex_rows_free(&c->rows);
+	free(c->target);
+	lik_model_free(&c->model);
+#ifdef _OPENMP
+	/* -m is for this call: the interpreter's later calls get the default back */
+	if (c->saved_threads > 0)
+		omp_set_num_threads(c->saved_threads);
+#endif
+}
+
+/* Frees everything, then raises the message (does not return). */
+static void fail(struct call *c, const char *id)
+{
+	struct lik_error err = c->err;
+	release(c);
+	mex_raise(id, &err);
+}
+
+/* The cross-validation result, printed as the train program prints it. */
+static double cross_validation_result(const struct problem *prob, int solver_type, const double *target)
+{
+	int l = prob->l;
+	if (is_regression(solver_type)) {
+		double total_error = 0, sumv = 0, sumy = 0, sumvv = 0, sumyy = 0, sumvy = 0;
+		for (int i = 0; i < l; i++) {
+			double y = prob->y[i], v = target[i];
+			total_error += (v - y) * (v - y);
+			sumv += v;
+			sumy += y;
+			sumvv += v * v;
+			sumyy += y * y;
+			sumvy += v * y;
+		}
+		double num = l * sumvy - sumv * sumy;
+		mexPrintf("Cross Validation Mean squared error = %g\n", total_error / l);
+		mexPrintf("Cross Validation Squared correlation coefficient = %g\n",
+			num * num / ((l * sumvv - sumv * sumv) * (l * sumyy - sumy * sumy)));
+		return total_error / l;
+	}
+	int correct = 0;
+	for (int i = 0; i < l; i++)
+		if (target[i] == prob->y[i])
+			correct++;
+	mexPrintf("Cross Validation Accuracy = %g%%\n", 100.0 * correct / l);
+	return 100.0 * correct / l;
+}
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+	struct call c;
+	memset(&c, 0, sizeof c);
+	if (nlhs > 1 || nrhs < 2 || nrhs > 4) {
+		mexPrintf("%s", usage_text);
+		mex_error_set(&c.err, LIK_EINVAL, "train: wrong number of arguments (see the usage above)");
+		fail(&c, "liblinear:train:usage");
+	}
+	if (!mxIsDouble(prhs[0]) || !mxIsDouble(prhs[1])) {
+		mex_error_set(&c.err, LIK_EINVAL, "Error: label vector and instance matrix must be double");
+		fail(&c, "liblinear:train:type");
+	}
+	if (mxIsSparse(prhs[0])) {
+		mex_error_set(&c.err, LIK_EINVAL, "Error: label vector should not be in sparse format");
+		fail(&c, "liblinear:train:type");
+	}
+	int col = nrhs == 4 && mex_is_col(prhs[3]);
+	if (nrhs >= 3) {
+		c.option_text = mex_string(prhs[2]);
+		if (!c.option_text) {
+			mexPrintf("%s", usage_text);
+			mex_error_set(&c.err, LIK_EINVAL, "the options must be a string");
+			fail(&c, "liblinear:train:options");
+		}
+	}
+	c.have_options = 1;
+	if (mex_train_options_parse(c.option_text, &c.opt, &c.err) != 0) {
+		mexPrintf("%s", usage_text);
+		fail(&c, "liblinear:train:options");
+	}
+	if (!mxIsSparse(prhs[1])) {
+		mex_error_set(&c.err, LIK_EINVAL,
+			"Training_instance_matrix must be sparse; use sparse(Training_instance_matrix) first");
+		fail(&c, "liblinear:train:sparse");
+	}
+	/*
+	 * The problem as upstream's train() takes it, bias node included: with
+	 * -k the kernel's API leaves that node out of the map and gives the
+	 * cell rows a bias feature of their own (liblinear_ik.h).
+	 */
+	double row_bias = c.opt.bias;
+	size_t width = col ? mxGetM(prhs[1]) : mxGetN(prhs[1]);
+	if (mex_rows_from_sparse(prhs[1], col, -1, row_bias, (int)width + 1, &c.rows, &c.err) != 0)
+		fail(&c, "liblinear:train:data");
+	if (mex_check_labels(prhs[0], c.rows.count, 1, &c.err) != 0)
+		fail(&c, "liblinear:train:labels");
+	if (c.rows.count == 0) {
+		mex_error_set(&c.err, LIK_EDATA, "Error: the training instance matrix has no instances");
+		fail(&c, "liblinear:train:data");
+	}
+	if (c.rows.count > INT_MAX) {
+		mex_error_set(&c.err, LIK_EINVAL, "at most %d instances can be trained on", INT_MAX);
+		fail(&c, "liblinear:train:data");
+	}
+	struct problem prob;
+	prob.l = (int)c.rows.count;
+	prob.n = (int)c.rows.nr_column + (row_bias >= 0 ? 1 : 0);
+	prob.y = mxGetPr(prhs[0]);
+	prob.x = c.rows.x;
+	prob.bias = row_bias;
+
+	const char *bad = check_parameter(&prob, &c.opt.param);
+	if (bad) {
+		mex_error_set(&c.err, LIK_EINVAL, "Error: %s", bad);
+		fail(&c, "liblinear:train:parameter");
+	}
+	if (c.opt.threads > 0) {
+#ifdef _OPENMP
+		c.saved_threads = omp_get_max_threads();
+#endif
+		lik_set_threads(c.opt.threads);
+	}
+	mex_print_begin(c.opt.quiet);
+	if (c.opt.note)
+		mexPrintf("%s", c.opt.note);
+	const struct lik_map_params *kernel = c.opt.kernel_on ? &c.opt.kernel : NULL;
+	struct problem *trained = &prob;
+
+	if (c.opt.find_parameters) {
+		struct lik_map_params search;
+		if (kernel) {
+			search = *kernel;
+			if (!c.opt.psi_given)
+				search.psi = 0;	/* search psi too, as train -C -k without -g */
+		}
+		double start_C = c.opt.C_specified ? c.opt.param.C : -1.0;
+		double start_p = c.opt.p_specified ? c.opt.param.p : -1.0;
+		int best_psi = 0;
+		double best_C, best_p, best_score;
+		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
+		if (lik_find_parameters(trained, &c.opt.param, kernel ? &search : NULL, c.opt.nr_fold,
+			start_C, start_p, &best_psi, &best_C, &best_p, &best_score, &c.err) != 0)
+			fail(&c, "liblinear:train:search");
+		mex_print_end();
+		if (kernel) {
+			/*
+			 * The program prints one line per psi tried and then the best;
+			 * the API prints the per-psi lines of a psi search, and this
+			 * one line stands for the single psi that -g fixed.
+			 */
+			const char *prefixes[2] = { "", "Best " };
+			for (int line = c.opt.psi_given ? 0 : 1; line < 2; line++) {
+				if (c.opt.param.solver_type == L2R_L2LOSS_SVR)
+					mexPrintf("%spsi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+						prefixes[line], best_psi, best_C, best_p, best_score);
+				else
+					mexPrintf("%spsi = %d  Best C = %g  CV accuracy = %g%%\n",
+						prefixes[line], best_psi, best_C, 100.0 * best_score);
+			}
+		} else if (c.opt.param.solver_type == L2R_L2LOSS_SVR) {
+			mexPrintf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
+		} else {
+			mexPrintf("Best C = %g  CV accuracy = %g%%\n", best_C, 100.0 * best_score);
+		}
+		plhs[0] = mxCreateDoubleMatrix(kernel ? 4 : 3, 1, mxREAL);
+		double *out = mxGetPr(plhs[0]);
+		out[0] = best_C;
+		out[1] = best_p;
+		out[2] = best_score;
+		if (kernel)
+			out[3] = best_psi;
+	} else if (c.opt.cross_validation) {
+		c.target = malloc((prob.l ? (size_t)prob.l : 1) * sizeof *c.target);
+		if (!c.target) {
+			mex_error_set(&c.err, LIK_ENOMEM, "out of memory");
+			fail(&c, "liblinear:train:memory");
+		}
+		if (lik_cross_validation(trained, &c.opt.param, kernel, c.opt.nr_fold, c.target, &c.err) != 0)
+			fail(&c, "liblinear:train:cv");
+		mex_print_end();
+		plhs[0] = mxCreateDoubleScalar(
+			cross_validation_result(&prob, c.opt.param.solver_type, c.target));
+	} else {
+		c.model = lik_train(trained, &c.opt.param, kernel, &c.err);
+		if (!c.model)
+			fail(&c, "liblinear:train:train");
+		mxArray *s = mex_model_to_struct(c.model, &c.err);
+		if (!s) {
+			struct lik_error e = c.err;
+			mex_error_set(&c.err, e.code, "Error: can't convert libsvm model to matrix structure: %s",
+				e.message);
+			fail(&c, "liblinear:train:convert");
+		}
+		plhs[0] = s;
+	}
+	release(&c);
+}
