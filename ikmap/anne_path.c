@@ -247,6 +247,8 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return -1;
 	}
 	map->path = path;
+	if (path == IKMAP_PATH_DENSE && ikmap_prune_useful(map))
+		return ikmap_anne_set_prune(map, 1, err);
 	return 0;
 }
 

@@ -75,6 +75,9 @@ struct ikmap {
 	int *post_sample;
 	double *post_value;	/* scaled */
 
+	/* dense path, pruned (anne_prune.c): lower bounds that rule most centres out; NULL: none */
+	struct ikmap_prune *prune;
+
 	/* the GPU context, made on first use (anne_device.c); never NULL */
 	struct ikmap_gpu *gpu;
 
@@ -205,6 +208,23 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 	void *cells, int threads);
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
+
+/* anne_prune.c (the dense path hands its rows there when map->prune is set) */
+/* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
+int ikmap_prune_useful(const struct ikmap *map);
+/*
+ * on = 1: builds the pruning structure of a dense-path map (it may stay
+ * NULL when the directions come out unusable); on = 0: drops it. 0, or -1
+ * when out of memory. For tests and measurements too; not thread-safe
+ * with mapping.
+ */
+int ikmap_anne_set_prune(struct ikmap *map, int on, char *err);
+int ikmap_anne_pruned(const struct ikmap *map);
+void ikmap_prune_free(struct ikmap_prune *pr);
+int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, void *cells, int threads);
+/* Lower bounds formed, full float scores computed and exact rechecks in the last pruned mapping. */
+void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact);
 
 /* anne_device.c */
 /* An untried GPU context; NULL when out of memory. */
