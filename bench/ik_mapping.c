@@ -3,14 +3,18 @@
  * SGEMM of the same shape from the build's BLAS (ikmap/gemm.h: OpenBLAS,
  * another CBLAS or the built-in kernel) for comparison.
  *
- * ik_mapping FILE METHOD T PSI THREADS PATH REPS
+ * ik_mapping FILE METHOD T PSI THREADS PATH REPS [nosgemm]
  *   FILE: LIBSVM rows (labels ignored); METHOD: anne or iforest;
- *   PATH: auto, dense or sparse (aNNE); REPS: repetitions (best is kept).
+ *   PATH: auto, dense or sparse (aNNE), or plain: the dense path without
+ *   its pruning (anne_prune.c), as it was before; REPS: repetitions (best is kept).
  * Prints one line of key=value pairs: rows, dim, build_s (ikmap_build),
  * map_s (ikmap_map of every row, THREADS threads, best of REPS), and on
  * the dense aNNE path sgemm_s: the best of REPS calls of the build's SGEMM on
  * THREADS threads, C[rows x t*psi] = A[rows x dim] B[t*psi x dim]^T (the
- * map's own layout); blas: which SGEMM the build uses (spaces as '_').
+ * map's own layout); blas: which SGEMM the build uses (spaces as '_');
+ * pruned=0|1, and when 1, full_fraction: the share of (row, centre) pairs
+ * whose full distance was computed in the last mapping.
+ * nosgemm: skip the SGEMM timing (no sgemm_s).
  * A benchmark aid (bench/ik_mapping.py drives it), not part of the
  * library.
  */
@@ -20,6 +24,7 @@
 #include <time.h>
 #include "gemm.h"
 #include "ikmap.h"
+#include "ikmap_impl.h"
 #include "libsvm_rows.h"
 
 static double now(void)
@@ -71,8 +76,8 @@ static double time_sgemm(size_t rows, int dim, size_t cols, int threads, int rep
 
 int main(int argc, char **argv)
 {
-	if (argc != 8)
-		die("usage: ik_mapping FILE anne|iforest T PSI THREADS auto|dense|sparse REPS");
+	if (argc != 8 && !(argc == 9 && strcmp(argv[8], "nosgemm") == 0))
+		die("usage: ik_mapping FILE anne|iforest T PSI THREADS auto|dense|sparse|plain REPS [nosgemm]");
 	struct libsvm_rows d;
 	libsvm_rows_read(argv[1], &d);
 	struct ikmap_params params = {
@@ -87,9 +92,12 @@ int main(int argc, char **argv)
 	double build_s = now() - t0;
 	if (!map)
 		die(err);
-	enum ikmap_path path = strcmp(argv[6], "dense") == 0 ? IKMAP_PATH_DENSE
+	int plain = strcmp(argv[6], "plain") == 0;
+	enum ikmap_path path = strcmp(argv[6], "dense") == 0 || plain ? IKMAP_PATH_DENSE
 		: strcmp(argv[6], "sparse") == 0 ? IKMAP_PATH_SPARSE : IKMAP_PATH_AUTO;
 	if (params.method == IKMAP_ANNE && ikmap_set_path(map, path, err) != 0)
+		die(err);
+	if (plain && params.method == IKMAP_ANNE && ikmap_anne_set_prune(map, 0, err) != 0)
 		die(err);
 	void *cells = checked_malloc(d.count * params.t * ikmap_cell_size(map));
 	double map_s = 1e300;
@@ -103,9 +111,15 @@ int main(int argc, char **argv)
 	}
 	printf("rows=%zu dim=%d path=%s build_s=%.6f map_s=%.6f", d.count, d.dim,
 		ikmap_path(map) == IKMAP_PATH_DENSE ? "dense" : "sparse", build_s, map_s);
-	if (ikmap_path(map) == IKMAP_PATH_DENSE)
+	if (ikmap_path(map) == IKMAP_PATH_DENSE && argc == 8)
 		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
 			params.threads, reps));
+	printf(" pruned=%d", params.method == IKMAP_ANNE && ikmap_anne_pruned(map));
+	if (params.method == IKMAP_ANNE && ikmap_anne_pruned(map)) {
+		uint64_t pairs, full, exact;
+		ikmap_prune_stats(&pairs, &full, &exact);
+		printf(" full_fraction=%.5f", pairs ? (double)full / (double)pairs : 0.0);
+	}
 	/* The SGEMM's name with '_' for spaces, so that every field stays key=value. */
 	printf(" blas=");
 	for (const char *ch = ikmap_gemm_name(); *ch; ch++)

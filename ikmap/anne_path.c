@@ -98,9 +98,13 @@ static int *nonzero_keys(const struct ikmap *map)
 	return malloc(((size_t)map->sample_start[map->nsamples] + 1) * sizeof(int));
 }
 
-static int choose_path(const struct ikmap *map, enum ikmap_path *path)
+/* The cheaper path and both estimates (ns per row; dense: plain, infinite when impossible). */
+static int choose_path(const struct ikmap *map, enum ikmap_path *path, double *dense_ns,
+	double *sparse_ns)
 {
 	*path = IKMAP_PATH_SPARSE;
+	*dense_ns = INFINITY;
+	*sparse_ns = 0;
 	if (!dense_possible(map))
 		return 0;
 	int *key_at = nonzero_keys(map);
@@ -121,6 +125,8 @@ static int choose_path(const struct ikmap *map, enum ikmap_path *path)
 	double sparse = postings * NS_PER_POSTING + m * NS_PER_SPARSE_SCORE;
 	if (dense < sparse)
 		*path = IKMAP_PATH_DENSE;
+	*dense_ns = dense;
+	*sparse_ns = sparse;
 	return 0;
 }
 
@@ -226,11 +232,41 @@ static int build_dense(struct ikmap *map)
 	return 0;
 }
 
-int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
+/*
+ * The dense path pruned (anne_prune.c) when wide data make it worth a
+ * probe and the probe's estimate beats both plain paths: 1 (chosen, the
+ * map is ready), 0 (not chosen, no pruning kept) or -1 (err set).
+ */
+static int choose_pruned(struct ikmap *map, double dense_ns, double sparse_ns, char *err)
 {
-	if (path == IKMAP_PATH_AUTO && choose_path(map, &path)) {
+	if (!dense_possible(map) || !ikmap_prune_useful(map))
+		return 0;
+	if (!map->dense && build_dense(map)) {
 		ikmap_error(err, "out of memory");
 		return -1;
+	}
+	enum ikmap_path was = map->path;
+	map->path = IKMAP_PATH_DENSE;
+	double ratio;
+	if (ikmap_anne_prune_probe(map, &ratio, err))
+		return -1;
+	if (map->prune && ratio < 1 && dense_ns * ratio < sparse_ns)
+		return 1;
+	map->path = was;
+	return ikmap_anne_set_prune(map, IKMAP_PRUNE_OFF, err);
+}
+
+int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
+{
+	if (path == IKMAP_PATH_AUTO) {
+		double dense_ns, sparse_ns;
+		if (choose_path(map, &path, &dense_ns, &sparse_ns)) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
+		int pruned = choose_pruned(map, dense_ns, sparse_ns, err);
+		if (pruned)
+			return pruned < 0 ? -1 : 0;
 	}
 	if (path == IKMAP_PATH_DENSE && !dense_possible(map)) {
 		ikmap_error(err, "the dense aNNE path needs d <= %d, t*psi*(d+2) floats <= %zu bytes"
@@ -248,7 +284,7 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 	}
 	map->path = path;
 	if (path == IKMAP_PATH_DENSE && ikmap_prune_useful(map))
-		return ikmap_anne_set_prune(map, 1, err);
+		return ikmap_anne_set_prune(map, IKMAP_PRUNE_AUTO, err);
 	return 0;
 }
 

@@ -66,9 +66,10 @@
 #include <string.h>
 #include "gemm.h"
 #include "ikmap_impl.h"
+#include "sgemm.h"
 
 /* Directions of the bound (a multiple of 8: the double kernels' vectors). */
-#define PRUNE_DIRS 32
+#define PRUNE_DIRS 48
 /* Pruning pays only where the full distance is long and the centres many. */
 #define PRUNE_MIN_DIM 128
 #define PRUNE_MIN_PSI 16
@@ -82,6 +83,14 @@
 #define TILE_COLS 2048
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
+/* The cost model's probe and weights (worth_pruning). */
+#define PROBE_ROWS 96
+#define SCAN_COST 27.0
+#define DOT_COST 10.0
+/* Bounds tested per block before any survivor is gathered. */
+#define GATHER_BLOCK 32
+/* Survivors are scored in order of their bounds when there are at most this many. */
+#define SORT_MAX 64
 
 struct ikmap_prune {
 	int p;			/* PRUNE_DIRS */
@@ -101,18 +110,32 @@ typedef float (*dot_fn)(const float *, const float *, int);
 
 #define DOT_BODY(VEC, VW)                                                        \
 	{                                                                        \
-		VEC acc0 = {0}, acc1 = {0};                                      \
+		VEC acc0 = {0}, acc1 = {0}, acc2 = {0}, acc3 = {0};              \
 		int i = 0;                                                       \
-		for (; i + 2 * (VW) <= n; i += 2 * (VW)) {                       \
-			VEC a0, b0, a1, b1;                                      \
+		for (; i + 4 * (VW) <= n; i += 4 * (VW)) {                       \
+			VEC a0, b0, a1, b1, a2, b2, a3, b3;                      \
 			memcpy(&a0, a + i, sizeof a0);                           \
 			memcpy(&b0, b + i, sizeof b0);                           \
 			memcpy(&a1, a + i + (VW), sizeof a1);                    \
 			memcpy(&b1, b + i + (VW), sizeof b1);                    \
+			memcpy(&a2, a + i + 2 * (VW), sizeof a2);                \
+			memcpy(&b2, b + i + 2 * (VW), sizeof b2);                \
+			memcpy(&a3, a + i + 3 * (VW), sizeof a3);                \
+			memcpy(&b3, b + i + 3 * (VW), sizeof b3);                \
 			acc0 += a0 * b0;                                         \
 			acc1 += a1 * b1;                                         \
+			acc2 += a2 * b2;                                         \
+			acc3 += a3 * b3;                                         \
+		}                                                                \
+		for (; i + (VW) <= n; i += (VW)) {                               \
+			VEC a0, b0;                                              \
+			memcpy(&a0, a + i, sizeof a0);                           \
+			memcpy(&b0, b + i, sizeof b0);                           \
+			acc0 += a0 * b0;                                         \
 		}                                                                \
 		acc0 += acc1;                                                    \
+		acc2 += acc3;                                                    \
+		acc0 += acc2;                                                    \
 		float s = 0;                                                     \
 		for (int l = 0; l < (VW); l++)                                   \
 			s += acc0[l];                                            \
@@ -288,7 +311,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 		}
 	}
 	/* cov[a][b] = sum_c xt[a][c] xt[b][c] */
-	if (ikmap_gemm_nt(d, d, s, xt, s, xt, s, cov, d))
+	if (sgemm_nt(d, d, s, xt, s, xt, s, cov, d))
 		goto done;
 	uint64_t state = 0x1234567u;
 	for (size_t e = 0; e < (size_t)p * d; e++)
@@ -298,7 +321,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 		for (size_t e = 0; e < (size_t)p * d; e++)
 			qf[e] = (float)q[e];
 		/* yt[i][a] = sum_b qf[i][b] cov[a][b] = (cov q^T)[a][i]: cov is symmetric */
-		if (ikmap_gemm_nt(p, d, d, qf, d, cov, d, yt, d))
+		if (sgemm_nt(p, d, d, qf, d, cov, d, yt, d))
 			goto done;
 		for (size_t e = 0; e < (size_t)p * d; e++)
 			q[e] = yt[e];
@@ -474,15 +497,19 @@ int ikmap_prune_useful(const struct ikmap *map)
 	return map->dim >= PRUNE_MIN_DIM && map->psi >= PRUNE_MIN_PSI;
 }
 
+static double pruning_ratio(const struct ikmap *map);
+
 int ikmap_anne_set_prune(struct ikmap *map, int on, char *err)
 {
-	if (!on || map->path != IKMAP_PATH_DENSE) {
+	if (on == IKMAP_PRUNE_AUTO && !ikmap_prune_useful(map))
+		on = IKMAP_PRUNE_OFF;
+	if (on == IKMAP_PRUNE_OFF || map->path != IKMAP_PATH_DENSE) {
 		ikmap_prune_free(map->prune);
 		map->prune = NULL;
 		return 0;
 	}
-	/* p directions need room: below 2p dimensions the bound saves too little */
-	if (map->prune || map->dim < 2 * PRUNE_DIRS)
+	/* p directions need more than p dimensions (the cost model asks for many more) */
+	if (map->prune || map->dim <= PRUNE_DIRS)
 		return 0;
 	struct ikmap_prune *pr = build(map);
 	if (pr == (struct ikmap_prune *)-1) {
@@ -490,6 +517,31 @@ int ikmap_anne_set_prune(struct ikmap *map, int on, char *err)
 		return -1;
 	}
 	map->prune = pr;	/* NULL when the directions were not orthonormal enough */
+	if (pr && on == IKMAP_PRUNE_AUTO) {
+		double ratio;
+		if (ikmap_anne_prune_probe(map, &ratio, err))
+			return -1;
+		if (!(ratio < 1)) {
+			ikmap_prune_free(map->prune);
+			map->prune = NULL;
+		}
+	}
+	return 0;
+}
+
+int ikmap_anne_prune_probe(struct ikmap *map, double *ratio, char *err)
+{
+	*ratio = INFINITY;
+	if (ikmap_anne_set_prune(map, IKMAP_PRUNE_ON, err))
+		return -1;
+	if (!map->prune)
+		return 0;
+	double r = pruning_ratio(map);
+	if (r < 0) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	*ratio = r;
 	return 0;
 }
 
@@ -581,26 +633,59 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	double big_k = kn->full.grow * (a + b + 2 * pr->mean_norm);
 	double margin = pr->margin_rel * big_k * big_k;
 
+	/*
+	 * U starts at the score of the centre with the lowest bound; the
+	 * survivors are then scored in ascending order of their bounds, U
+	 * falling to the best score so far, until the next bound clears U
+	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
+	 */
+	double slack = e + e1 + margin;
 	int best = first_min(low, psi);
-	float s_best = kn->dot(xrow, centres + (size_t)best * ld, ld);
-	float thr = float_at_least((double)s_best + e + e1 + margin);
-	int n = 0;
-	for (int i = 0; i < psi; i++) {
-		w->cand[n] = i;
-		/* best always survives (its bound is below U); kept explicitly all the same */
-		n += (low[i] <= thr) | (i == best);
+	float u = kn->dot(xrow, centres + (size_t)best * ld, ld);
+	float thr = float_at_least((double)u + slack);
+	w->cand[0] = best;
+	w->score[0] = u;
+	int n = 1;
+	for (int i0 = 0; i0 < psi; i0 += GATHER_BLOCK) {
+		int end = psi - i0 < GATHER_BLOCK ? psi : i0 + GATHER_BLOCK;
+		/* a vectorised test first: most blocks hold no survivor */
+		int any = 0;
+		for (int i = i0; i < end; i++)
+			any |= low[i] <= thr;
+		if (!any)
+			continue;
+		for (int i = i0; i < end; i++) {
+			w->cand[n] = i;
+			n += (low[i] <= thr) & (i != best);
+		}
 	}
 	w->pairs += (uint64_t)psi;
+	if (n > 1 && n <= SORT_MAX) {
+		/* insertion sort of the survivors by bound (few of them) */
+		for (int c = 2; c < n; c++) {
+			int i = w->cand[c], at = c;
+			for (; at > 1 && low[w->cand[at - 1]] > low[i]; at--)
+				w->cand[at] = w->cand[at - 1];
+			w->cand[at] = i;
+		}
+	}
+	for (int c = 1; c < n; c++) {
+		int i = w->cand[c];
+		if (n <= SORT_MAX && low[i] > thr) {
+			n = c;	/* sorted: the rest clear U too */
+			break;
+		}
+		float s = kn->dot(xrow, centres + (size_t)i * ld, ld);
+		w->score[c] = s;
+		if (s < u) {
+			u = s;
+			thr = float_at_least((double)u + slack);
+		}
+	}
 	w->full_scores += (uint64_t)n;
 	if (n == 1)
 		return best;	/* every other centre is farther than best */
-	float m = s_best;
-	for (int c = 0; c < n; c++) {
-		int i = w->cand[c];
-		float s = i == best ? s_best : kn->dot(xrow, centres + (size_t)i * ld, ld);
-		w->score[c] = s;
-		m = s < m ? s : m;
-	}
+	float m = u;
 	float win = float_at_least((double)m + 2 * e);
 	int within = 0, only = best;
 	for (int c = 0; c < n; c++)
@@ -637,7 +722,7 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 	for (int k0 = 0; k0 < t; k0 += parts_per) {
 		int parts = t - k0 < parts_per ? t - k0 : parts_per;
 		int cols = parts * psi;
-		if (ikmap_gemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
+		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
 		/* partitioning-major: its centres stay in cache across the tile's rows */
@@ -704,8 +789,9 @@ void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
 	*exact = last_exact;
 }
 
-int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
-	size_t count, void *cells, int threads)
+/* The pruned mapping; counts[3] += pairs, full scores, exact rechecks. */
+static int prune_map_counted(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, void *cells, int threads, uint64_t counts[3])
 {
 	int parts_per = TILE_COLS / map->psi;
 	if (parts_per < 1)
@@ -737,8 +823,70 @@ int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *ro
 		workspace_free(&w);
 	}
 	ikmap_gemm_serial_end(blas);
-	last_pairs = pairs;
-	last_full = full;
-	last_exact = exact;
+	counts[0] += pairs;
+	counts[1] += full;
+	counts[2] += exact;
 	return failed ? -1 : 0;
+}
+
+int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, void *cells, int threads)
+{
+	uint64_t counts[3] = {0, 0, 0};
+	int status = prune_map_counted(map, rows, count, cells, threads, counts);
+	last_pairs = counts[0];
+	last_full = counts[1];
+	last_exact = counts[2];
+	return status;
+}
+
+/*
+ * The cost model's second half (anne_path.c chose the dense path): map up
+ * to PROBE_ROWS of the sampled rows with pruning and count the share f of
+ * centres whose full score was needed. Per row and centre, in GEMM
+ * multiply-adds: plain d + 2 + SCAN; pruned p + 3 + 2 SCAN + DOT f (d + 2),
+ * SCAN being a scanned score (NS_PER_DENSE_SCORE / NS_PER_GEMM_MULADD of
+ * anne_path.c, 27) and DOT a multiply-add of a lone dot product against a
+ * GEMM's (about 10 on the development machine: the centres come from
+ * cache or memory one at a time). Probing with sampled rows flatters
+ * pruning a little (a row is its own centre in psi/n of the
+ * partitionings); the cells never depend on the choice.
+ * Returns pruned / plain, or -1 when out of memory.
+ */
+static double pruning_ratio(const struct ikmap *map)
+{
+	int probes = map->nsamples < PROBE_ROWS ? map->nsamples : PROBE_ROWS;
+	struct feature_node **rows = malloc((size_t)probes * sizeof *rows);
+	void *cells = malloc((size_t)probes * (size_t)map->t * ikmap_cell_size(map));
+	int64_t nodes = 0;
+	for (int r = 0; r < probes; r++) {
+		int s = (int)((int64_t)r * map->nsamples / probes);
+		nodes += map->sample_start[s + 1] - map->sample_start[s] + 1;
+	}
+	struct feature_node *pool = malloc((size_t)nodes * sizeof *pool);
+	double status = -1;
+	if (rows && cells && pool) {
+		struct feature_node *at = pool;
+		for (int r = 0; r < probes; r++) {
+			int s = (int)((int64_t)r * map->nsamples / probes);
+			rows[r] = at;
+			for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++, at++) {
+				at->index = map->sample_index[e];
+				at->value = map->sample_value[e];
+			}
+			(at++)->index = -1;
+		}
+		uint64_t counts[3] = {0, 0, 0};
+		if (prune_map_counted(map, rows, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
+			double f = counts[0] ? (double)counts[1] / (double)counts[0] : 1;
+			double d2 = (double)map->dim + 2;
+			double plain = d2 + SCAN_COST;
+			double pruned = PRUNE_DIRS + 3 + 2 * SCAN_COST + DOT_COST * f * d2;
+			status = pruned / plain;
+		}
+	}
+	free(rows);
+	free(cells);
+	free(pool);
+	return status;
 }

@@ -213,13 +213,21 @@ int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *r
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
 int ikmap_prune_useful(const struct ikmap *map);
 /*
- * on = 1: builds the pruning structure of a dense-path map (it may stay
- * NULL when the directions come out unusable); on = 0: drops it. 0, or -1
- * when out of memory. For tests and measurements too; not thread-safe
- * with mapping.
+ * IKMAP_PRUNE_ON: builds the pruning structure of a dense-path map (it may
+ * stay NULL when the directions come out unusable or d <= p); _OFF: drops
+ * it; _AUTO: builds it when the cost model (ikmap_prune_useful, then a
+ * probe of sampled rows) says it pays. 0, or -1 when out of memory. _ON
+ * and _OFF are for tests and measurements; not thread-safe with mapping.
  */
+enum { IKMAP_PRUNE_OFF = 0, IKMAP_PRUNE_ON = 1, IKMAP_PRUNE_AUTO = 2 };
 int ikmap_anne_set_prune(struct ikmap *map, int on, char *err);
 int ikmap_anne_pruned(const struct ikmap *map);
+/*
+ * Builds the pruning structure (as IKMAP_PRUNE_ON) and sets *ratio to the
+ * cost model's estimate of pruned / plain dense mapping time (infinity when
+ * no structure could be built). 0, or -1 when out of memory.
+ */
+int ikmap_anne_prune_probe(struct ikmap *map, double *ratio, char *err);
 void ikmap_prune_free(struct ikmap_prune *pr);
 int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
 	size_t count, void *cells, int threads);

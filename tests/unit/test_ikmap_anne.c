@@ -532,18 +532,27 @@ END_TEST
 
 START_TEST(pruning_chosen_for_wide_data_only)
 {
-	/* The cost model: pruned on wide data, plain dense on narrow data. */
-	struct data wide = prototype_data(300, 200, 10, 0.1, 32);
+	/*
+	 * The cost model: pruned on wide clustered data (most centres ruled
+	 * out), never on narrow data, and not on wide uniform noise in many
+	 * dimensions, where the bounds rule out too few.
+	 */
+	struct data wide = prototype_data(1000, 400, 20, 0.02, 32);
 	struct data narrow = random_data(300, 20, 1.0, 0, 1, 33);
-	struct ikmap *map = build(&wide, 4, 64, 1, 19);
+	struct data noise = random_data(1000, 400, 1.0, 0, 1, 34);
+	struct ikmap *map = build(&wide, 20, 128, 1, 19);
 	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_DENSE);
 	ck_assert(ikmap_anne_pruned(map));
 	ikmap_free(map);
 	map = build(&narrow, 4, 64, 1, 19);
 	ck_assert(!ikmap_anne_pruned(map));
 	ikmap_free(map);
+	map = build(&noise, 20, 128, 1, 19);
+	ck_assert(!ikmap_anne_pruned(map));
+	ikmap_free(map);
 	data_free(&wide);
 	data_free(&narrow);
+	data_free(&noise);
 }
 END_TEST
 
