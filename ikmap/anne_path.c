@@ -187,7 +187,7 @@ static int centre_mean(struct ikmap *map)
 }
 
 /* Writes row [-2 (c - mean), ||c - mean||^2, 1] of sample s; returns ||c - mean||. */
-static double dense_row(const struct ikmap *map, int s, float *row)
+double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row)
 {
 	const double *mean = map->mean;
 	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
@@ -214,22 +214,65 @@ static void drop_dense(struct ikmap *map)
 	map->part_maxnorm_centred = NULL;
 }
 
-static int build_dense(struct ikmap *map)
+/* The ||c - mean|| of sample s, as ikmap_anne_dense_row computes it. */
+static double centred_norm(const struct ikmap *map, int s)
 {
+	const double *mean = map->mean;
+	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
+	double sq = 0;
+	for (int j = 1; j <= map->dim; j++) {
+		double c = -mean[j];
+		if (e < end && map->sample_index[e] == j)
+			c = map->sample_scaled[e++] - mean[j];
+		sq += c * c;
+	}
+	return sqrt(sq);
+}
+
+/*
+ * What both dense variants need: the mean, dense_ld and each
+ * partitioning's largest centred norm (the pruned path, anne_prune.c,
+ * keeps its own rows per distinct sample and needs no centre matrix).
+ */
+static int dense_basics(struct ikmap *map)
+{
+	if (map->mean)
+		return 0;
 	map->dense_ld = map->dim + 2;
-	map->dense = malloc(dense_bytes(map));
 	map->part_maxnorm_centred = calloc((size_t)map->t, sizeof(double));
-	if (!map->dense || !map->part_maxnorm_centred || centre_mean(map)) {
+	double *norm = malloc((size_t)map->nsamples * sizeof(double));
+	if (!map->part_maxnorm_centred || !norm || centre_mean(map)) {
+		free(norm);
 		drop_dense(map);
 		return -1;
 	}
+	for (int s = 0; s < map->nsamples; s++)
+		norm[s] = centred_norm(map, s);
 	for (int k = 0; k < map->t; k++)
-		for (int i = 0; i < map->psi; i++) {
-			size_t j = (size_t)k * map->psi + (size_t)i;
-			double b = dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
-			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k], b);
-		}
+		for (int i = 0; i < map->psi; i++)
+			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k],
+				norm[map->centre[(size_t)k * map->psi + (size_t)i]]);
+	free(norm);
 	return 0;
+}
+
+int ikmap_anne_dense_matrix(struct ikmap *map)
+{
+	if (dense_basics(map))
+		return -1;
+	if (map->dense)
+		return 0;
+	map->dense = malloc(dense_bytes(map));
+	if (!map->dense)
+		return -1;
+	for (size_t j = 0; j < (size_t)map->t * (size_t)map->psi; j++)
+		ikmap_anne_dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
+	return 0;
+}
+
+static int build_dense(struct ikmap *map)
+{
+	return ikmap_anne_dense_matrix(map);
 }
 
 /*
@@ -241,7 +284,7 @@ static int choose_pruned(struct ikmap *map, double dense_ns, double sparse_ns, c
 {
 	if (!dense_possible(map) || !ikmap_prune_useful(map))
 		return 0;
-	if (!map->dense && build_dense(map)) {
+	if (dense_basics(map)) {
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
@@ -274,7 +317,7 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return -1;
 	}
 	int failed = 0;
-	if (path == IKMAP_PATH_DENSE && !map->dense)
+	if (path == IKMAP_PATH_DENSE && !map->dense && !map->prune)
 		failed = build_dense(map);
 	else if (path == IKMAP_PATH_SPARSE && !map->post_start)
 		failed = build_postings(map);

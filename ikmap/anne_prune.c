@@ -72,15 +72,15 @@
 #define PRUNE_DIRS 48
 /* Pruning pays only where the full distance is long and the centres many. */
 #define PRUNE_MIN_DIM 128
-#define PRUNE_MIN_PSI 16
+#define PRUNE_MIN_PSI 32
 /* Samples the principal directions are estimated from, and subspace iterations. */
 #define PCA_SAMPLES 1024
-#define PCA_ITERATIONS 8
+#define PCA_ITERATIONS 4
 /* eta above this: no pruning (never seen; Gram-Schmidt twice gives ~1e-15). */
 #define ETA_LIMIT 0x1p-30
 /* Rows per tile and lower-bound columns per GEMM (whole partitionings). */
-#define TILE_ROWS 128
-#define TILE_COLS 2048
+#define TILE_ROWS 512
+#define TILE_COLS 512
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
 /* The cost model's probe and weights (worth_pruning). */
@@ -99,6 +99,7 @@ struct ikmap_prune {
 	double *pm;		/* [p]: P m */
 	double mean_norm;	/* ||m|| */
 	float *centre;		/* [t psi][ld] */
+	float *rows;		/* [nsamples][dim + 2]: the dense path's row of each distinct sample */
 	double *part_maxz;	/* [t]: largest ||z_c|| of each partitioning */
 	struct ikmap_bound low;	/* float GEMM bound in p + 1 dimensions */
 	double margin_rel;	/* Mrel */
@@ -232,23 +233,35 @@ static double start_value(uint64_t *state)
 	return (double)(z >> 11) * 0x1p-52 - 1;
 }
 
+/* A double dot product with independent partial sums (any order is fine here). */
+static double dot_double(const double *a, const double *b, int n)
+{
+	double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+	int i = 0;
+	for (; i + 8 <= n; i += 8)
+		for (int l = 0; l < 8; l++)
+			s[l] += a[i + l] * b[i + l];
+	for (; i < n; i++)
+		s[0] += a[i] * b[i];
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 /*
  * Orthonormalises the p rows of q (each of length d) in place: modified
- * Gram-Schmidt, twice (one pass leaves errors growing with the condition
- * number; the second brings them to rounding level). A row that vanishes
+ * Gram-Schmidt, `passes` times (one pass leaves errors growing with the
+ * condition number; a second brings them to rounding level, which the
+ * final directions need; the iterations in between do with one). A row that vanishes
  * is replaced by a fresh start vector and orthonormalised again.
  */
-static void orthonormalise(double *q, int p, int d, uint64_t *state)
+static void orthonormalise(double *q, int p, int d, int passes, uint64_t *state)
 {
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < passes; pass++)
 		for (int i = 0; i < p; i++) {
 			double *qi = q + (size_t)i * d;
 			for (int tries = 0; tries < 4; tries++) {
 				for (int j = 0; j < i; j++) {
 					const double *qj = q + (size_t)j * d;
-					double dot = 0;
-					for (int e = 0; e < d; e++)
-						dot += qi[e] * qj[e];
+					double dot = dot_double(qi, qj, d);
 					for (int e = 0; e < d; e++)
 						qi[e] -= dot * qj[e];
 				}
@@ -316,7 +329,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 	uint64_t state = 0x1234567u;
 	for (size_t e = 0; e < (size_t)p * d; e++)
 		q[e] = start_value(&state);
-	orthonormalise(q, p, d, &state);
+	orthonormalise(q, p, d, 1, &state);
 	for (int it = 0; it < PCA_ITERATIONS; it++) {
 		for (size_t e = 0; e < (size_t)p * d; e++)
 			qf[e] = (float)q[e];
@@ -325,7 +338,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 			goto done;
 		for (size_t e = 0; e < (size_t)p * d; e++)
 			q[e] = yt[e];
-		orthonormalise(q, p, d, &state);
+		orthonormalise(q, p, d, it + 1 < PCA_ITERATIONS ? 1 : 2, &state);
 	}
 	status = 0;
 done:
@@ -377,6 +390,7 @@ void ikmap_prune_free(struct ikmap_prune *pr)
 	free(pr->pt);
 	free(pr->pm);
 	free(pr->centre);
+	free(pr->rows);
 	free(pr->part_maxz);
 	free(pr);
 }
@@ -410,7 +424,8 @@ static struct ikmap_prune *build(const struct ikmap *map)
 	pr->centre = malloc(m * (size_t)pr->ld * sizeof(float));
 	pr->part_maxz = calloc((size_t)map->t, sizeof(double));
 	zs = malloc((size_t)map->nsamples * (size_t)pr->ld * sizeof(float));
-	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs)
+	pr->rows = malloc((size_t)map->nsamples * ((size_t)d + 2) * sizeof(float));
+	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs || !pr->rows)
 		goto fail;
 	if (principal_directions(map, p, q))
 		goto fail;
@@ -469,6 +484,7 @@ static struct ikmap_prune *build(const struct ikmap *map)
 		out[p + 1] = (float)zz;
 		out[p + 2] = 1;
 		znorm[s] = sqrt(zz);
+		ikmap_anne_dense_row(map, s, pr->rows + (size_t)s * ((size_t)d + 2));
 	}
 	for (int k = 0; k < map->t; k++)
 		for (int i = 0; i < map->psi; i++) {
@@ -506,6 +522,11 @@ int ikmap_anne_set_prune(struct ikmap *map, int on, char *err)
 	if (on == IKMAP_PRUNE_OFF || map->path != IKMAP_PATH_DENSE) {
 		ikmap_prune_free(map->prune);
 		map->prune = NULL;
+		/* the plain dense path needs the centre matrix a pruned map went without */
+		if (map->path == IKMAP_PATH_DENSE && ikmap_anne_dense_matrix(map)) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
 		return 0;
 	}
 	/* p directions need more than p dimensions (the cost model asks for many more) */
@@ -626,7 +647,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	const float *xrow, double a, double az, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
-	const float *centres = map->dense + (size_t)k * psi * ld;
+	const int *sample = map->centre + (size_t)k * psi;
 	double b = map->part_maxnorm_centred[k];
 	double e = ikmap_bound_at(&kn->full, a, b);
 	double e1 = ikmap_bound_at(&pr->low, az, pr->part_maxz[k]);
@@ -641,7 +662,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 */
 	double slack = e + e1 + margin;
 	int best = first_min(low, psi);
-	float u = kn->dot(xrow, centres + (size_t)best * ld, ld);
+	float u = kn->dot(xrow, pr->rows + (size_t)sample[best] * ld, ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
@@ -675,7 +696,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 			n = c;	/* sorted: the rest clear U too */
 			break;
 		}
-		float s = kn->dot(xrow, centres + (size_t)i * ld, ld);
+		float s = kn->dot(xrow, pr->rows + (size_t)sample[i] * ld, ld);
 		w->score[c] = s;
 		if (s < u) {
 			u = s;

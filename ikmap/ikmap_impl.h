@@ -65,7 +65,8 @@ struct ikmap {
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
 	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
 	enum ikmap_path path;	/* DENSE or SPARSE */
-	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float */
+	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float
+	 * (dense is NULL while the pruned variant, which keeps rows per sample, is in use) */
 	double *mean;		/* [dim+1] */
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
@@ -169,6 +170,14 @@ int ikmap_anne_collect(struct ikmap *map, struct feature_node *const *rows, cons
 
 /* anne_path.c */
 int ikmap_anne_prepare(struct ikmap *map, char *err);
+/*
+ * The plain dense path's centre matrix (map->dense, with the mean and
+ * norms it needs), built when missing; 0, or -1 when out of memory. A
+ * pruned map has none until its pruning is dropped (anne_prune.c).
+ */
+int ikmap_anne_dense_matrix(struct ikmap *map);
+/* Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns ||c - mean||. */
+double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row);
 int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err);
 
 /* anne_exact.c */
