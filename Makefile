@@ -514,3 +514,15 @@ sanitize-check:
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD) build/asan
 # ---- end of the fuzzing block -----------------------------------------------
+
+# ---- ikpykit comparison (bench/ik_vs_ikpykit.py, owned by the speed branch) ----
+# Our aNNE map against ikpykit's IsoKernel(method="anne") on 784-d data
+# (bench/results/ik-vs-ikpykit.md). ikpykit runs in its own environment:
+# IKPYKIT_PYTHON (python3 -m venv DIR && DIR/bin/pip install ikpykit).
+# IK_OURS_PYTHON, when set, also times liblinear.sklearn.IsolationKernel.
+IKPYKIT_PYTHON ?= /work/venv-ikpykit/bin/python
+IK_OURS_PYTHON ?=
+.PHONY: bench-ikpykit
+bench-ikpykit: bench/ik_mapping
+	$(PYTHON) bench/ik_vs_ikpykit.py --ikpykit-python $(IKPYKIT_PYTHON) $(if $(IK_OURS_PYTHON),--ours-python $(IK_OURS_PYTHON))
+# ---- end ikpykit comparison ----

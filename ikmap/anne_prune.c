@@ -84,7 +84,7 @@
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
 /* The cost model's probe and weights (worth_pruning). */
-#define PROBE_ROWS 96
+#define PROBE_ROWS 64
 #define SCAN_COST 27.0
 #define DOT_COST 10.0
 /* Bounds tested per block before any survivor is gathered. */
@@ -324,7 +324,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 		}
 	}
 	/* cov[a][b] = sum_c xt[a][c] xt[b][c] */
-	if (sgemm_nt(d, d, s, xt, s, xt, s, cov, d))
+	if (sgemm_nt_threads(d, d, s, xt, s, xt, s, cov, d, 0))
 		goto done;
 	uint64_t state = 0x1234567u;
 	for (size_t e = 0; e < (size_t)p * d; e++)
@@ -455,36 +455,52 @@ static struct ikmap_prune *build(const struct ikmap *map)
 	double *znorm = malloc((size_t)map->nsamples * sizeof(double));
 	if (!znorm)
 		goto fail;
-	for (int s = 0; s < map->nsamples; s++) {
-		int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
-		int nnz = 0;
-		double sq = 0;
-		for (int j = 1; j <= d; j++) {
-			double c = -map->mean[j];
-			if (e < end && map->sample_index[e] == j) {
-				feature[nnz] = j;
-				value[nnz++] = map->sample_scaled[e];
-				c = map->sample_scaled[e++] - map->mean[j];
+	int failed = 0;
+#pragma omp parallel num_threads(ikmap_threads(0)) reduction(|:failed)
+	{
+		int *feat = malloc(((size_t)d + 1) * sizeof(int));
+		double *val = malloc(((size_t)d + 1) * sizeof(double));
+		failed = !feat || !val;
+#pragma omp for schedule(static)
+		for (int s = 0; s < map->nsamples; s++) {
+			if (failed)
+				continue;
+			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
+			int nnz = 0;
+			double sq = 0;
+			for (int j = 1; j <= d; j++) {
+				double c = -map->mean[j];
+				if (e < end && map->sample_index[e] == j) {
+					feat[nnz] = j;
+					val[nnz++] = map->sample_scaled[e];
+					c = map->sample_scaled[e++] - map->mean[j];
+				}
+				sq += c * c;
 			}
-			sq += c * c;
+			double y[PRUNE_DIRS];
+			kn.project(pr->pt, feat, val, nnz, y);
+			double yy = 0;
+			for (int i = 0; i < p; i++) {
+				y[i] -= pr->pm[i];
+				yy += y[i] * y[i];
+			}
+			double r = sqrt(fmax(0, sq - yy));
+			double zz = yy + r * r;
+			float *out = zs + (size_t)s * pr->ld;
+			for (int i = 0; i < p; i++)
+				out[i] = -2 * (float)y[i];
+			out[p] = -2 * (float)r;
+			out[p + 1] = (float)zz;
+			out[p + 2] = 1;
+			znorm[s] = sqrt(zz);
+			ikmap_anne_dense_row(map, s, pr->rows + (size_t)s * ((size_t)d + 2));
 		}
-		double y[PRUNE_DIRS];
-		kn.project(pr->pt, feature, value, nnz, y);
-		double yy = 0;
-		for (int i = 0; i < p; i++) {
-			y[i] -= pr->pm[i];
-			yy += y[i] * y[i];
-		}
-		double r = sqrt(fmax(0, sq - yy));
-		double zz = yy + r * r;
-		float *out = zs + (size_t)s * pr->ld;
-		for (int i = 0; i < p; i++)
-			out[i] = -2 * (float)y[i];
-		out[p] = -2 * (float)r;
-		out[p + 1] = (float)zz;
-		out[p + 2] = 1;
-		znorm[s] = sqrt(zz);
-		ikmap_anne_dense_row(map, s, pr->rows + (size_t)s * ((size_t)d + 2));
+		free(feat);
+		free(val);
+	}
+	if (failed) {
+		free(znorm);
+		goto fail;
 	}
 	for (int k = 0; k < map->t; k++)
 		for (int i = 0; i < map->psi; i++) {
@@ -635,9 +651,17 @@ static int first_min(const float *s, int n)
 		best = m[l] < best ? m[l] : best;
 	for (; i < n; i++)
 		best = s[i] < best ? s[i] : best;
-	for (i = 0; i < n; i++)
-		if (s[i] <= best)
-			return i;
+	/* the block holding it by a vectorised test, then the position inside */
+	for (int i0 = 0; i0 < n; i0 += LANES) {
+		int end = n - i0 < LANES ? n : i0 + LANES, any = 0;
+		for (i = i0; i < end; i++)
+			any |= s[i] <= best;
+		if (!any)
+			continue;
+		for (i = i0; i < end; i++)
+			if (s[i] <= best)
+				return i;
+	}
 	return 0;
 }
 
@@ -746,9 +770,9 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
-		/* partitioning-major: its centres stay in cache across the tile's rows */
-		for (int p = 0; p < parts; p++)
-			for (int r = 0; r < nrows; r++) {
+		/* row-major: the row stays in L1 while the block's centres come from L2 */
+		for (int r = 0; r < nrows; r++)
+			for (int p = 0; p < parts; p++) {
 				if (w->norm[r] < 0)
 					continue;
 				size_t row = first + (size_t)r;
