@@ -18,7 +18,11 @@ the nearest sampled row) and map all the rows through it.
       path the cost model picks now (the dense path pruned by lower
       bounds, ikmap/anne_prune.c, where it pays) and the plain dense path
       as it was before pruning ("plain": one float GEMM against all
-      centres). Cells are identical either way (tests/unit/test_ikmap_anne.c).
+      centres; with the build's GEMM, which on a CPU OpenBLAS does not know is
+      now the built-in AVX-512 kernel, ikmap/gemm.c), and "before": the plain
+      path on OpenBLAS as it ran before this work (IKMAP_SGEMM=openblas).
+      "plain" and "before" include the build's pruning probe (it is dropped
+      after). Cells are identical every way (tests/unit/test_ikmap_anne.c).
   ours (Python): when --ours-python is given and `import liblinear.sklearn`
       works there, IsolationKernel(...).fit_transform(X) on the same array
       (its parameter names are read from its signature).
@@ -122,9 +126,11 @@ def child(python, which, rows, t, psi, threads, reps):
 	return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1]}
 
 
-def ours(path, t, psi, threads, route, reps):
+def ours(path, t, psi, threads, route, reps, env=None):
+	full = dict(os.environ)
+	full.update(env or {})
 	out = subprocess.run([str(TOOL), path, "anne", str(t), str(psi), str(threads), route, str(reps),
-		"nosgemm"], capture_output=True, text=True, check=True).stdout
+		"nosgemm"], capture_output=True, text=True, check=True, env=full).stdout
 	kv = dict(f.split("=", 1) for f in out.split())
 	res = {"build_s": float(kv["build_s"]), "map_s": float(kv["map_s"]), "path": kv["path"],
 		"pruned": kv.get("pruned") == "1", "blas": kv["blas"].replace("_", " ")}
@@ -176,6 +182,8 @@ def main():
 		base = "%d/%d/%d" % (a.rows, a.t, psi)
 		once(base + "/ours", lambda: ours(path, a.t, psi, a.threads, "auto", a.reps))
 		once(base + "/plain", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps))
+		once(base + "/before", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps,
+			{"IKMAP_SGEMM": "openblas"}))
 		once(base + "/ikpykit", lambda: child(a.ikpykit_python, "ikpykit", a.rows, a.t, psi,
 			a.threads, a.reps if psi <= 256 else 1))
 		if with_python:
@@ -203,17 +211,22 @@ def report(res, psis, a):
 		"for psi <= 256, one run above)." % (res["machine"], res["load_start"], res["load_end"],
 			a.reps, a.reps))
 	L.append("- Data: `bench/make_images.py` (MNIST-like, 784 pixels in [0, 1], about half zeros, "
-		"300 prototypes plus noise, seed 1), its first %d rows (ikpykit at psi = 1024 takes minutes "
-		"per run on 2 cores, so not all 60000). t = %d, %d threads on both sides." % (rows, t, res["threads"]))
+		"300 prototypes plus noise, seed 1), its first %d rows%s. t = %d, %d threads on both sides." % (
+			rows, " (not all 60000: ikpykit at psi = 1024 takes minutes per run on 2 cores)"
+			if rows < FULL_ROWS else "", t, res["threads"]))
 	L.append("- ikpykit %s, float64 GEMM from numpy's BLAS: %s." % (first.get("version", "?"),
 		", ".join(first.get("blas", ["?"]))))
 	L.append("- Ours: `bench/ik_mapping` (C), ikmap_build + ikmap_map of every row; the build's "
 		"SGEMM: %s. 'now' is the path the cost model picks (the dense path with exact pruning, "
-		"`ikmap/anne_prune.c`, where it pays); 'plain' is the dense path as it was before pruning "
-		"(one float GEMM against all t psi centres, the same cells)." % ours0.get("blas", "?"))
+		"`ikmap/anne_prune.c`, where it pays); 'plain' is the dense path without pruning (one float "
+		"GEMM against all t psi centres) on that SGEMM; 'before' is the plain path on OpenBLAS 0.3.21 "
+		"as this machine ran it before (`IKMAP_SGEMM=openblas`: its Prescott SSE3 kernel). 'plain' "
+		"and 'before' include the build's pruning probe (about 0.05-0.15 s, dropped after). The "
+		"cells are identical in all three." % ours0.get("blas", "?"))
 	L.append("")
-	head = "| psi | ikpykit (s) | ours plain (s) | ikpykit / plain | ours now (s) | **ikpykit / now** | path now | full distances computed |"
-	sep = "|---|---|---|---|---|---|---|---|"
+	head = ("| psi | ikpykit (s) | ours before (s) | ikpykit / before | ours plain (s) | ikpykit / plain "
+		"| ours now (s) | **ikpykit / now** | path now | full distances computed |")
+	sep = "|---|---|---|---|---|---|---|---|---|---|"
 	has_py = any(("%d/%d/%d/ours-python" % (rows, t, p)) in res for p in psis)
 	if has_py:
 		head += " ours Python IsolationKernel (s) | ikpykit / Python |"
@@ -222,12 +235,14 @@ def report(res, psis, a):
 	for psi in psis:
 		k = "%d/%d/%d/" % (rows, t, psi)
 		ik, pl, now = res.get(k + "ikpykit", {}), res.get(k + "plain", {}), res.get(k + "ours", {})
-		if "seconds" not in ik or "seconds" not in pl or "seconds" not in now:
-			L.append("| %d | %s | | | | | | |" % (psi, ik.get("error", "missing")))
+		before = res.get(k + "before", {})
+		if any("seconds" not in r for r in (ik, pl, now, before)):
+			L.append("| %d | %s | | | | | | | | |" % (psi, ik.get("error", "missing")))
 			continue
 		path = now["path"] + (", pruned" if now["pruned"] else "")
 		frac = "%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now else "100 %"
-		line = "| %d | %s | %s | %.1fx | %s | **%.1fx** | %s | %s |" % (psi, fmt(ik["seconds"]),
+		line = "| %d | %s | %s | %.1fx | %s | %.1fx | %s | **%.1fx** | %s | %s |" % (psi,
+			fmt(ik["seconds"]), fmt(before["seconds"]), ik["seconds"] / before["seconds"],
 			fmt(pl["seconds"]), ik["seconds"] / pl["seconds"], fmt(now["seconds"]),
 			ik["seconds"] / now["seconds"], path, frac)
 		if has_py:

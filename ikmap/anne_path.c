@@ -17,6 +17,12 @@
  * e.g. dense data always, d = 123 at 11 % density (a9a-like) sparse.
  * Dense is possible only for d <= DENSE_MAX_DIM, a centre matrix of at most
  * DENSE_MAX_BYTES and centre norms below 2^59 (float range, anne_exact.c).
+ * Where it is, wide maps (ikmap_prune_useful) also weigh the dense path
+ * pruned by lower bounds (anne_prune.c): its structure is built and probed
+ * on sampled rows, and it is kept when its estimate, a fraction of the
+ * plain dense cost, beats both plain paths (choose_pruned); a pruned map
+ * builds no t psi centre matrix (ikmap_anne_dense_matrix builds it when
+ * the plain dense path is wanted later).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -39,7 +39,7 @@
  *    Mrel = eta + 4 (dy + dr) + 4 (dy^2 + dr^2) + 2 gamma_{d+2}(v) (1 + eta)
  *    (the last term: the reference distance R against the exact ||x - c||^2;
  *    centring x - m in double adds relative v, inside the dr slack), times 2
- *    for the bound's own rounding. For d = 784, p = 32, Mrel ~ 1e-5: the
+ *    for the bound's own rounding. For d = 784, p = 48, Mrel ~ 1e-5: the
  *    margin is far below the gaps it must not close.
  *  - the float GEMM of the z~ adds at most E1 = ikmap_float_bound(p + 1)
  *    at the norms of z~_x and the partitioning's largest z~_c.
@@ -49,17 +49,25 @@
  * float score s* (the dense path's [x', 1, ||x'||^2] . [-2c', ||c'||^2, 1],
  * error at most E = ikmap_float_bound(d)) gives U = s* + E >= R_j* >= the
  * nearest's R. A centre with l_j > U + E1 + M has R_j > U: neither the
- * nearest nor tied with it, so it is dropped. The survivors (j* among
- * them) get their full float scores and the dense path's rule follows:
+ * nearest nor tied with it, so it is dropped. The survivors are scored in
+ * ascending order of l (when at most SORT_MAX), U falling to the lowest
+ * score so far plus E, and the first whose l clears the threshold ends
+ * the list (it and all after it are dropped by the same argument). The
+ * scored ones (j* among them) then follow the dense path's rule:
  * one score within 2E of the lowest decides, several go to the reference
  * distance (ikmap_nearest_exact over those flagged). Rows too large for
  * float, or not finite, take the reference distance throughout.
  *
- * anne_path.c builds the structure after the dense one when the data are
- * wide enough (PRUNE_MIN_DIM), the map is large enough to be worth it
- * (psi >= PRUNE_MIN_PSI), and P came out orthonormal; ikmap_anne_dense_map
- * then hands its rows here. The cells never depend on P, on the tiling,
- * on the BLAS or on the thread count.
+ * The cost model (anne_path.c) considers pruning when the data are wide
+ * enough (PRUNE_MIN_DIM) and the partitionings large enough
+ * (PRUNE_MIN_PSI), builds it, maps PROBE_ROWS sampled rows with it
+ * (pruning_ratio below) and keeps it only when the estimate beats both
+ * plain paths; ikmap_anne_dense_map then hands its rows here. A pruned
+ * map keeps the dense rows once per distinct sample (the plain path's
+ * t psi centre matrix is not built). The thin bound GEMM is always the
+ * built-in kernel (sgemm.h), the full scores this file's dot products.
+ * The cells never depend on P, on the tiling, on the GEMM or on the
+ * thread count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -83,7 +91,7 @@
 #define TILE_COLS 512
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
-/* The cost model's probe and weights (worth_pruning). */
+/* The cost model's probe and weights (pruning_ratio). */
 #define PROBE_ROWS 64
 #define SCAN_COST 27.0
 #define DOT_COST 10.0
