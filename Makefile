@@ -691,3 +691,15 @@ clean: clean-octave
 clean-octave:
 	rm -f matlab/*.o matlab/*.mex
 # ---- end of the octave block ----
+
+# ---- ikpykit comparison (bench/ik_vs_ikpykit.py, owned by the speed branch) ----
+# Our aNNE map against ikpykit's IsoKernel(method="anne") on 784-d data
+# (bench/results/ik-vs-ikpykit.md). ikpykit runs in its own environment:
+# IKPYKIT_PYTHON (python3 -m venv DIR && DIR/bin/pip install ikpykit).
+# IK_OURS_PYTHON, when set, also times liblinear.sklearn.IsolationKernel.
+IKPYKIT_PYTHON ?= /work/venv-ikpykit/bin/python
+IK_OURS_PYTHON ?=
+.PHONY: bench-ikpykit
+bench-ikpykit: bench/ik_mapping
+	$(PYTHON) bench/ik_vs_ikpykit.py --ikpykit-python $(IKPYKIT_PYTHON) $(if $(IK_OURS_PYTHON),--ours-python $(IK_OURS_PYTHON))
+# ---- end ikpykit comparison ----

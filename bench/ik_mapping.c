@@ -3,14 +3,19 @@
  * SGEMM of the same shape from the build's BLAS (ikmap/gemm.h: OpenBLAS,
  * another CBLAS or the built-in kernel) for comparison.
  *
- * ik_mapping FILE METHOD T PSI THREADS PATH REPS
+ * ik_mapping FILE METHOD T PSI THREADS PATH REPS [nosgemm]
  *   FILE: LIBSVM rows (labels ignored); METHOD: anne or iforest;
- *   PATH: auto, dense or sparse (aNNE); REPS: repetitions (best is kept).
+ *   PATH: auto, dense or sparse (aNNE), or plain: the dense path without
+ *   its pruning (anne_prune.c), as it was before; REPS: repetitions (best is kept).
  * Prints one line of key=value pairs: rows, dim, build_s (ikmap_build),
- * map_s (ikmap_map of every row, THREADS threads, best of REPS), and on
+ * map_s (ikmap_map of every row, THREADS threads, best of REPS), map_cpu_s
+ * (the process's CPU time in it, best of REPS), and on
  * the dense aNNE path sgemm_s: the best of REPS calls of the build's SGEMM on
  * THREADS threads, C[rows x t*psi] = A[rows x dim] B[t*psi x dim]^T (the
- * map's own layout); blas: which SGEMM the build uses (spaces as '_').
+ * map's own layout); blas: which SGEMM the build uses (spaces as '_');
+ * pruned=0|1, and when 1, full_fraction: the share of (row, centre) pairs
+ * whose full distance was computed in the last mapping.
+ * nosgemm: skip the SGEMM timing (no sgemm_s).
  * A benchmark aid (bench/ik_mapping.py drives it), not part of the
  * library.
  */
@@ -20,12 +25,21 @@
 #include <time.h>
 #include "gemm.h"
 #include "ikmap.h"
+#include "ikmap_impl.h"
 #include "libsvm_rows.h"
 
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process (all threads): steadier than wall time on a loaded machine. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -71,8 +85,8 @@ static double time_sgemm(size_t rows, int dim, size_t cols, int threads, int rep
 
 int main(int argc, char **argv)
 {
-	if (argc != 8)
-		die("usage: ik_mapping FILE anne|iforest T PSI THREADS auto|dense|sparse REPS");
+	if (argc != 8 && !(argc == 9 && strcmp(argv[8], "nosgemm") == 0))
+		die("usage: ik_mapping FILE anne|iforest T PSI THREADS auto|dense|sparse|plain REPS [nosgemm]");
 	struct libsvm_rows d;
 	libsvm_rows_read(argv[1], &d);
 	struct ikmap_params params = {
@@ -83,29 +97,42 @@ int main(int argc, char **argv)
 	int reps = atoi(argv[7]);
 	char err[IKMAP_ERR_SIZE];
 	double t0 = now();
+	double c0 = cpu_now();
 	struct ikmap *map = ikmap_build(d.rows, (int)d.count, d.dim, &params, err);
-	double build_s = now() - t0;
+	double build_s = now() - t0, build_cpu_s = cpu_now() - c0;
 	if (!map)
 		die(err);
-	enum ikmap_path path = strcmp(argv[6], "dense") == 0 ? IKMAP_PATH_DENSE
+	int plain = strcmp(argv[6], "plain") == 0;
+	enum ikmap_path path = strcmp(argv[6], "dense") == 0 || plain ? IKMAP_PATH_DENSE
 		: strcmp(argv[6], "sparse") == 0 ? IKMAP_PATH_SPARSE : IKMAP_PATH_AUTO;
 	if (params.method == IKMAP_ANNE && ikmap_set_path(map, path, err) != 0)
 		die(err);
+	if (plain && params.method == IKMAP_ANNE && ikmap_anne_set_prune(map, 0, err) != 0)
+		die(err);
 	void *cells = checked_malloc(d.count * params.t * ikmap_cell_size(map));
-	double map_s = 1e300;
+	double map_s = 1e300, map_cpu_s = 1e300;
 	for (int r = 0; r < reps; r++) {
 		t0 = now();
+		double c0 = cpu_now();
 		if (ikmap_map(map, d.rows, d.count, cells, params.threads, err) != 0)
 			die(err);
-		double s = now() - t0;
+		double s = now() - t0, c = cpu_now() - c0;
 		if (s < map_s)
 			map_s = s;
+		if (c < map_cpu_s)
+			map_cpu_s = c;
 	}
-	printf("rows=%zu dim=%d path=%s build_s=%.6f map_s=%.6f", d.count, d.dim,
-		ikmap_path(map) == IKMAP_PATH_DENSE ? "dense" : "sparse", build_s, map_s);
-	if (ikmap_path(map) == IKMAP_PATH_DENSE)
+	printf("rows=%zu dim=%d path=%s build_s=%.6f map_s=%.6f map_cpu_s=%.6f", d.count, d.dim,
+		ikmap_path(map) == IKMAP_PATH_DENSE ? "dense" : "sparse", build_s, map_s, map_cpu_s);
+	if (ikmap_path(map) == IKMAP_PATH_DENSE && argc == 8)
 		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
 			params.threads, reps));
+	printf(" build_cpu_s=%.6f pruned=%d", build_cpu_s, params.method == IKMAP_ANNE && ikmap_anne_pruned(map));
+	if (params.method == IKMAP_ANNE && ikmap_anne_pruned(map)) {
+		uint64_t pairs, full, exact;
+		ikmap_prune_stats(&pairs, &full, &exact);
+		printf(" full_fraction=%.5f", pairs ? (double)full / (double)pairs : 0.0);
+	}
 	/* The SGEMM's name with '_' for spaces, so that every field stays key=value. */
 	printf(" blas=");
 	for (const char *ch = ikmap_gemm_name(); *ch; ch++)

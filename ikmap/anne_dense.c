@@ -256,6 +256,8 @@ static void workspace_free(struct workspace *w)
 int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads)
 {
+	if (map->prune)
+		return ikmap_anne_prune_map(map, rows, count, cells, threads);
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();

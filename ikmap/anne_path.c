@@ -17,6 +17,12 @@
  * e.g. dense data always, d = 123 at 11 % density (a9a-like) sparse.
  * Dense is possible only for d <= DENSE_MAX_DIM, a centre matrix of at most
  * DENSE_MAX_BYTES and centre norms below 2^59 (float range, anne_exact.c).
+ * Where it is, wide maps (ikmap_prune_useful) also weigh the dense path
+ * pruned by lower bounds (anne_prune.c): its structure is built and probed
+ * on sampled rows, and it is kept when its estimate, a fraction of the
+ * plain dense cost, beats both plain paths (choose_pruned); a pruned map
+ * builds no t psi centre matrix (ikmap_anne_dense_matrix builds it when
+ * the plain dense path is wanted later).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -98,9 +104,13 @@ static int *nonzero_keys(const struct ikmap *map)
 	return malloc(((size_t)map->sample_start[map->nsamples] + 1) * sizeof(int));
 }
 
-static int choose_path(const struct ikmap *map, enum ikmap_path *path)
+/* The cheaper path and both estimates (ns per row; dense: plain, infinite when impossible). */
+static int choose_path(const struct ikmap *map, enum ikmap_path *path, double *dense_ns,
+	double *sparse_ns)
 {
 	*path = IKMAP_PATH_SPARSE;
+	*dense_ns = INFINITY;
+	*sparse_ns = 0;
 	if (!dense_possible(map))
 		return 0;
 	int *key_at = nonzero_keys(map);
@@ -121,6 +131,8 @@ static int choose_path(const struct ikmap *map, enum ikmap_path *path)
 	double sparse = postings * NS_PER_POSTING + m * NS_PER_SPARSE_SCORE;
 	if (dense < sparse)
 		*path = IKMAP_PATH_DENSE;
+	*dense_ns = dense;
+	*sparse_ns = sparse;
 	return 0;
 }
 
@@ -181,7 +193,7 @@ static int centre_mean(struct ikmap *map)
 }
 
 /* Writes row [-2 (c - mean), ||c - mean||^2, 1] of sample s; returns ||c - mean||. */
-static double dense_row(const struct ikmap *map, int s, float *row)
+double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row)
 {
 	const double *mean = map->mean;
 	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
@@ -208,29 +220,102 @@ static void drop_dense(struct ikmap *map)
 	map->part_maxnorm_centred = NULL;
 }
 
-static int build_dense(struct ikmap *map)
+/* The ||c - mean|| of sample s, as ikmap_anne_dense_row computes it. */
+static double centred_norm(const struct ikmap *map, int s)
 {
+	const double *mean = map->mean;
+	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
+	double sq = 0;
+	for (int j = 1; j <= map->dim; j++) {
+		double c = -mean[j];
+		if (e < end && map->sample_index[e] == j)
+			c = map->sample_scaled[e++] - mean[j];
+		sq += c * c;
+	}
+	return sqrt(sq);
+}
+
+/*
+ * What both dense variants need: the mean, dense_ld and each
+ * partitioning's largest centred norm (the pruned path, anne_prune.c,
+ * keeps its own rows per distinct sample and needs no centre matrix).
+ */
+static int dense_basics(struct ikmap *map)
+{
+	if (map->mean)
+		return 0;
 	map->dense_ld = map->dim + 2;
-	map->dense = malloc(dense_bytes(map));
 	map->part_maxnorm_centred = calloc((size_t)map->t, sizeof(double));
-	if (!map->dense || !map->part_maxnorm_centred || centre_mean(map)) {
+	double *norm = malloc((size_t)map->nsamples * sizeof(double));
+	if (!map->part_maxnorm_centred || !norm || centre_mean(map)) {
+		free(norm);
 		drop_dense(map);
 		return -1;
 	}
+	for (int s = 0; s < map->nsamples; s++)
+		norm[s] = centred_norm(map, s);
 	for (int k = 0; k < map->t; k++)
-		for (int i = 0; i < map->psi; i++) {
-			size_t j = (size_t)k * map->psi + (size_t)i;
-			double b = dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
-			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k], b);
-		}
+		for (int i = 0; i < map->psi; i++)
+			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k],
+				norm[map->centre[(size_t)k * map->psi + (size_t)i]]);
+	free(norm);
 	return 0;
+}
+
+int ikmap_anne_dense_matrix(struct ikmap *map)
+{
+	if (dense_basics(map))
+		return -1;
+	if (map->dense)
+		return 0;
+	map->dense = malloc(dense_bytes(map));
+	if (!map->dense)
+		return -1;
+	for (size_t j = 0; j < (size_t)map->t * (size_t)map->psi; j++)
+		ikmap_anne_dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
+	return 0;
+}
+
+static int build_dense(struct ikmap *map)
+{
+	return ikmap_anne_dense_matrix(map);
+}
+
+/*
+ * The dense path pruned (anne_prune.c) when wide data make it worth a
+ * probe and the probe's estimate beats both plain paths: 1 (chosen, the
+ * map is ready), 0 (not chosen, no pruning kept) or -1 (err set).
+ */
+static int choose_pruned(struct ikmap *map, double dense_ns, double sparse_ns, char *err)
+{
+	if (!dense_possible(map) || !ikmap_prune_useful(map))
+		return 0;
+	if (dense_basics(map)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	enum ikmap_path was = map->path;
+	map->path = IKMAP_PATH_DENSE;
+	double ratio;
+	if (ikmap_anne_prune_probe(map, &ratio, err))
+		return -1;
+	if (map->prune && ratio < 1 && dense_ns * ratio < sparse_ns)
+		return 1;
+	map->path = was;
+	return ikmap_anne_set_prune(map, IKMAP_PRUNE_OFF, err);
 }
 
 int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 {
-	if (path == IKMAP_PATH_AUTO && choose_path(map, &path)) {
-		ikmap_error(err, "out of memory");
-		return -1;
+	if (path == IKMAP_PATH_AUTO) {
+		double dense_ns, sparse_ns;
+		if (choose_path(map, &path, &dense_ns, &sparse_ns)) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
+		int pruned = choose_pruned(map, dense_ns, sparse_ns, err);
+		if (pruned)
+			return pruned < 0 ? -1 : 0;
 	}
 	if (path == IKMAP_PATH_DENSE && !dense_possible(map)) {
 		ikmap_error(err, "the dense aNNE path needs d <= %d, t*psi*(d+2) floats <= %zu bytes"
@@ -238,7 +323,7 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return -1;
 	}
 	int failed = 0;
-	if (path == IKMAP_PATH_DENSE && !map->dense)
+	if (path == IKMAP_PATH_DENSE && !map->dense && !map->prune)
 		failed = build_dense(map);
 	else if (path == IKMAP_PATH_SPARSE && !map->post_start)
 		failed = build_postings(map);
@@ -247,6 +332,8 @@ int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err)
 		return -1;
 	}
 	map->path = path;
+	if (path == IKMAP_PATH_DENSE && ikmap_prune_useful(map))
+		return ikmap_anne_set_prune(map, IKMAP_PRUNE_AUTO, err);
 	return 0;
 }
 

@@ -10,12 +10,51 @@
 
 #if defined(IKMAP_BLAS_OPENBLAS) || defined(IKMAP_BLAS_CBLAS)
 #include <cblas.h>
+#endif
 
+#if defined(IKMAP_BLAS_OPENBLAS)
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * OpenBLAS runs its Prescott (SSE3) kernels on a CPU it does not know
+ * (0.3.21 on this project's development machine, an Intel family 6 model
+ * 207 with AVX-512), about 4 times slower there than the built-in
+ * kernel's AVX-512 instance (bench/results/blas-fallback.md). Then the
+ * built-in kernel runs instead, unless the environment says
+ * IKMAP_SGEMM=openblas (tests/blas_identity.sh compares the two that
+ * way). Cells never depend on the choice (anne_exact.c's bound holds for
+ * both).
+ */
+static pthread_once_t choice_once = PTHREAD_ONCE_INIT;
+static int builtin_instead;
+
+static void choose_kernel(void)
+{
+	const char *force = getenv("IKMAP_SGEMM");
+	const char *core = openblas_get_corename();
+	builtin_instead = !(force && strcmp(force, "openblas") == 0) && core
+		&& strcmp(core, "Prescott") == 0 && strcmp(sgemm_kernel_name(), "generic") != 0;
+}
+
+static int use_builtin(void)
+{
+	pthread_once(&choice_once, choose_kernel);
+	return builtin_instead;
+}
+#endif
+
+#if defined(IKMAP_BLAS_OPENBLAS) || defined(IKMAP_BLAS_CBLAS)
 int ikmap_gemm_nt(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
 	float *c, int ldc)
 {
 	if (m <= 0 || n <= 0)
 		return 0;
+#if defined(IKMAP_BLAS_OPENBLAS)
+	if (use_builtin())
+		return sgemm_nt(m, n, k, a, lda, b, ldb, c, ldc);
+#endif
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, lda, b, ldb,
 		0.0f, c, ldc);
 	return 0;
@@ -44,6 +83,8 @@ void ikmap_gemm_serial_end(struct ikmap_gemm_state s)
 int ikmap_gemm_nt_threads(int m, int n, int k, const float *a, int lda, const float *b,
 	int ldb, float *c, int ldc, int threads)
 {
+	if (use_builtin())
+		return sgemm_nt_threads(m, n, k, a, lda, b, ldb, c, ldc, threads);
 	int saved = openblas_get_num_threads();
 	if (threads > 0)
 		openblas_set_num_threads(threads);
@@ -54,8 +95,12 @@ int ikmap_gemm_nt_threads(int m, int n, int k, const float *a, int lda, const fl
 
 const char *ikmap_gemm_name(void)
 {
-	static _Thread_local char name[64];
-	snprintf(name, sizeof name, "OpenBLAS (%s)", openblas_get_corename());
+	static _Thread_local char name[96];
+	if (use_builtin())
+		snprintf(name, sizeof name, "built-in SGEMM (%s; OpenBLAS offers only %s here)",
+			sgemm_kernel_name(), openblas_get_corename());
+	else
+		snprintf(name, sizeof name, "OpenBLAS (%s)", openblas_get_corename());
 	return name;
 }
 

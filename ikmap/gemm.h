@@ -25,6 +25,11 @@
  *
  * ikmap_gemm_name(): what the build uses, e.g. "OpenBLAS (Haswell)",
  * "CBLAS", "built-in SGEMM (avx512)".
+ *
+ * An OpenBLAS build whose OpenBLAS does not know the CPU (it then runs
+ * its "Prescott" SSE3 kernels) calls the built-in kernel instead, when
+ * that has AVX2 or AVX-512 here, unless the environment variable
+ * IKMAP_SGEMM is "openblas"; the name then says so.
  */
 #ifndef IKMAP_GEMM_H
 #define IKMAP_GEMM_H

@@ -65,7 +65,8 @@ struct ikmap {
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
 	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
 	enum ikmap_path path;	/* DENSE or SPARSE */
-	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float */
+	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float
+	 * (dense is NULL while the pruned variant, which keeps rows per sample, is in use) */
 	double *mean;		/* [dim+1] */
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
@@ -74,6 +75,9 @@ struct ikmap {
 	int64_t *post_start;	/* [key count + 1] by feature key (ikmap_feature_key) */
 	int *post_sample;
 	double *post_value;	/* scaled */
+
+	/* dense path, pruned (anne_prune.c): lower bounds that rule most centres out; NULL: none */
+	struct ikmap_prune *prune;
 
 	/* the GPU context, made on first use (anne_device.c); never NULL */
 	struct ikmap_gpu *gpu;
@@ -175,6 +179,14 @@ int ikmap_anne_collect(struct ikmap *map, struct feature_node *const *rows, cons
 
 /* anne_path.c */
 int ikmap_anne_prepare(struct ikmap *map, char *err);
+/*
+ * The plain dense path's centre matrix (map->dense, with the mean and
+ * norms it needs), built when missing; 0, or -1 when out of memory. A
+ * pruned map has none until its pruning is dropped (anne_prune.c).
+ */
+int ikmap_anne_dense_matrix(struct ikmap *map);
+/* Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns ||c - mean||. */
+double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row);
 int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err);
 
 /* anne_exact.c */
@@ -214,6 +226,31 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 	void *cells, int threads);
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
+
+/* anne_prune.c (the dense path hands its rows there when map->prune is set) */
+/* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
+int ikmap_prune_useful(const struct ikmap *map);
+/*
+ * IKMAP_PRUNE_ON: builds the pruning structure of a dense-path map (it may
+ * stay NULL when the directions come out unusable or d <= p); _OFF: drops
+ * it; _AUTO: builds it when the cost model (ikmap_prune_useful, then a
+ * probe of sampled rows) says it pays. 0, or -1 when out of memory. _ON
+ * and _OFF are for tests and measurements; not thread-safe with mapping.
+ */
+enum { IKMAP_PRUNE_OFF = 0, IKMAP_PRUNE_ON = 1, IKMAP_PRUNE_AUTO = 2 };
+int ikmap_anne_set_prune(struct ikmap *map, int on, char *err);
+int ikmap_anne_pruned(const struct ikmap *map);
+/*
+ * Builds the pruning structure (as IKMAP_PRUNE_ON) and sets *ratio to the
+ * cost model's estimate of pruned / plain dense mapping time (infinity when
+ * no structure could be built). 0, or -1 when out of memory.
+ */
+int ikmap_anne_prune_probe(struct ikmap *map, double *ratio, char *err);
+void ikmap_prune_free(struct ikmap_prune *pr);
+int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, void *cells, int threads);
+/* Lower bounds formed, full float scores computed and exact rechecks in the last pruned mapping. */
+void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact);
 
 /* anne_device.c */
 /* An untried GPU context; NULL when out of memory. */

@@ -51,6 +51,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->feature_slot);
 	free(map->node_slot);
 	free(map->keys);
+	ikmap_prune_free(map->prune);
 	ikmap_gpu_free(map->gpu);
 	free(map);
 }

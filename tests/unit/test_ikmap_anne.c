@@ -13,6 +13,7 @@
 #include "unit.h"
 #include "ikmap.h"
 #include "ikmap_fixtures.h"
+#include "ikmap_impl.h"
 #include "rng.h"
 
 /* The rows partitioning k drew, at out[k*psi + i] (ikmap.h's sampling). */
@@ -99,13 +100,11 @@ static void *map_rows(struct ikmap *map, const struct data *q, int threads)
 	return cells;
 }
 
-/* Maps query on the given path and compares every cell with the reference. */
-static void check_exact(struct ikmap *map, const struct data *train, const struct data *query,
-	int scale, enum ikmap_path path)
+/* Maps query as map stands and compares every cell with the reference. */
+static void check_cells(struct ikmap *map, const struct data *train, const struct data *query,
+	int scale, int path)
 {
-	char err[IKMAP_ERR_SIZE] = "";
 	int t = ikmap_t(map), psi = ikmap_psi(map), d = train->d;
-	ck_assert_msg(ikmap_set_path(map, path, err) == 0, "%s", err);
 	void *cells = map_rows(map, query, 0);
 	int *drawn = reference_draws(ikmap_seed(map), train->n, t, psi);
 	double *factor = reference_factors(train, scale);
@@ -121,13 +120,23 @@ static void check_exact(struct ikmap *map, const struct data *train, const struc
 			wrong += (int)ikmap_cell_at(map, cells, (size_t)r * t + k)
 				!= reference_cell(x, centres, k, psi, d);
 	}
-	ck_assert_msg(wrong == 0, "%d of %d cells differ from the reference (path %d)",
+	ck_assert_msg(wrong == 0, "%d of %d cells differ from the reference (path %d, 3: pruned)",
 		wrong, query->n * t, (int)path);
 	free(cells);
 	free(drawn);
 	free(factor);
 	free(centres);
 	free(x);
+}
+
+/* Maps query on the given path (dense: unpruned) and compares every cell with the reference. */
+static void check_exact(struct ikmap *map, const struct data *train, const struct data *query,
+	int scale, enum ikmap_path path)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_msg(ikmap_set_path(map, path, err) == 0, "%s", err);
+	ck_assert_int_eq(ikmap_anne_set_prune(map, 0, err), 0);
+	check_cells(map, train, query, scale, (int)path);
 }
 
 static void check_both_paths(const struct data *train, const struct data *query, int t, int psi,
@@ -316,6 +325,237 @@ START_TEST(thread_count_does_not_matter)
 }
 END_TEST
 
+/*
+ * The pruned dense path (anne_prune.c): every cell equals the reference.
+ * Returns the fraction of (row, centre) pairs whose full score was
+ * computed, so a test can tell that pruning really ran.
+ */
+static double check_pruned(struct ikmap *map, const struct data *train, const struct data *query,
+	int scale)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_DENSE, err) == 0, "%s", err);
+	ck_assert_msg(ikmap_anne_set_prune(map, 1, err) == 0, "%s", err);
+	ck_assert_msg(ikmap_anne_pruned(map), "pruning did not build");
+	check_cells(map, train, query, scale, 3);
+	uint64_t pairs, full, exact;
+	ikmap_prune_stats(&pairs, &full, &exact);
+	ck_assert_uint_gt(pairs, 0);
+	return (double)full / (double)pairs;
+}
+
+/* n rows around `protos` random prototypes in [0, 1]^d, spread sd `noise`, ~half zeros. */
+static struct data prototype_data(int n, int d, int protos, double noise, uint64_t seed)
+{
+	struct rng g;
+	rng_seed(&g, seed);
+	double *proto = malloc((size_t)protos * d * sizeof(double));
+	ck_assert_ptr_nonnull(proto);
+	for (int i = 0; i < protos * d; i++)
+		proto[i] = rng_unit(&g) < 0.5 ? 0 : rng_unit(&g);
+	struct data x = data_new(n, d);
+	for (int i = 0; i < n; i++) {
+		const double *p = proto + (size_t)rng_below(&g, (uint64_t)protos) * d;
+		for (int j = 1; j <= d; j++)
+			if (p[j - 1] > 0)
+				set(&x, i, j, p[j - 1] + noise * (rng_unit(&g) - 0.5));
+	}
+	free(proto);
+	return x;
+}
+
+START_TEST(pruned_random_data)
+{
+	struct data train = random_data(400, 100, 1.0, -1, 3, 21);
+	struct data query = random_data(200, 100, 1.0, -1, 3, 22);
+	struct ikmap *map = build(&train, 10, 32, 0, 11);
+	check_pruned(map, &train, &query, 0);
+	check_pruned(map, &train, &train, 0);
+	ikmap_free(map);
+	map = build(&train, 10, 64, 1, 12);
+	check_pruned(map, &train, &query, 1);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(pruned_structured_data)
+{
+	/* Low intrinsic dimension: the bound must rule most centres out, exactly. */
+	struct data train = prototype_data(800, 196, 12, 0.05, 23);
+	struct data query = prototype_data(300, 196, 12, 0.05, 24);
+	struct ikmap *map = build(&train, 10, 64, 1, 13);
+	double computed = check_pruned(map, &train, &query, 1);
+	ck_assert_msg(computed < 0.25, "%.3f of the full scores computed: pruning ineffective", computed);
+	check_pruned(map, &train, &train, 1);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(pruned_ties)
+{
+	/*
+	 * Binary rows from few patterns: many identical centres and rows at
+	 * exactly equal distances; and integer points with their midpoints,
+	 * which tie exactly between two (or more) centres. Lowest index wins.
+	 */
+	struct data base = random_data(10, 80, 0.3, 1, 1, 25);
+	struct data train = data_new(300, 80);
+	for (int i = 0; i < train.n; i++)
+		for (const struct feature_node *f = base.row[i % 10]; f->index != -1; f++)
+			set(&train, i, f->index, f->value);
+	struct data query = random_data(100, 80, 0.3, 1, 1, 26);
+	struct ikmap *map = build(&train, 12, 64, 0, 14);
+	check_pruned(map, &train, &query, 0);
+	check_pruned(map, &train, &train, 0);
+	ikmap_free(map);
+
+	struct rng g;
+	rng_seed(&g, 27);
+	int d = 70;
+	struct data ints = data_new(150, d), mids = data_new(300, d);
+	for (int i = 0; i < ints.n; i++)
+		for (int j = 1; j <= d; j++)
+			set(&ints, i, j, (double)((int)rng_below(&g, 9) - 4));
+	for (int r = 0; r < mids.n; r++) {
+		int a = (int)rng_below(&g, (uint64_t)ints.n), b = (int)rng_below(&g, (uint64_t)ints.n);
+		for (int j = 1; j <= d; j++)
+			set(&mids, r, j, (ints.row[a][j - 1].value + ints.row[b][j - 1].value) / 2);
+	}
+	map = build(&ints, 20, 48, 0, 15);
+	check_pruned(map, &ints, &mids, 0);
+	ikmap_free(map);
+
+	/*
+	 * The same in 6 of 80 dimensions: the principal directions then hold
+	 * the data, the lower bounds equal the distances up to rounding, and
+	 * only the bound's error terms keep tied centres from being dropped.
+	 */
+	struct data low = data_new(150, 80), lowmids = data_new(300, 80);
+	for (int i = 0; i < low.n; i++)
+		for (int j = 1; j <= 6; j++)
+			set(&low, i, j, (double)((int)rng_below(&g, 5) - 2));
+	for (int r = 0; r < lowmids.n; r++) {
+		int a = (int)rng_below(&g, (uint64_t)low.n), b = (int)rng_below(&g, (uint64_t)low.n);
+		for (int j = 1; j <= 6; j++)
+			set(&lowmids, r, j, (low.row[a][j - 1].value + low.row[b][j - 1].value) / 2);
+	}
+	map = build(&low, 20, 48, 0, 15);
+	check_pruned(map, &low, &lowmids, 0);
+	ikmap_free(map);
+	data_free(&low);
+	data_free(&lowmids);
+	data_free(&base);
+	data_free(&train);
+	data_free(&query);
+	data_free(&ints);
+	data_free(&mids);
+}
+END_TEST
+
+START_TEST(pruned_near_ties)
+{
+	/*
+	 * Rows a hair off the midpoint of two centres (relative 1e-9 .. 1e-5
+	 * of their distance): far inside the float error, so only the
+	 * double recheck can tell; large norms (1e4) with a tiny spread
+	 * (1e-3) on top, unscaled, stress the margin's (A + B)^2 terms.
+	 */
+	struct rng g;
+	rng_seed(&g, 28);
+	int d = 90;
+	struct data train = data_new(200, d), query = data_new(400, d);
+	for (int i = 0; i < train.n; i++) {
+		double centre = i % 2 ? 1e4 : -1e4;
+		for (int j = 1; j <= d; j++)
+			set(&train, i, j, centre + 1e-3 * rng_unit(&g));
+	}
+	for (int r = 0; r < query.n; r++) {
+		int a = (int)rng_below(&g, (uint64_t)train.n), b = (int)rng_below(&g, (uint64_t)train.n);
+		double off = pow(10, -9 + 4 * rng_unit(&g)) * (rng_unit(&g) < 0.5 ? -1 : 1);
+		for (int j = 1; j <= d; j++) {
+			double va = train.row[a][j - 1].value, vb = train.row[b][j - 1].value;
+			set(&query, r, j, (va + vb) / 2 + off * (va - vb));
+		}
+	}
+	struct ikmap *map = build(&train, 16, 64, 0, 16);
+	check_pruned(map, &train, &query, 0);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(pruned_odd_rows)
+{
+	/* Sparse queries with features beyond d (ignored), and non-finite rows. */
+	struct data train = random_data(300, 150, 0.2, 0, 5, 29);
+	struct data query = random_data(120, 170, 0.2, 0, 5, 30);
+	struct ikmap *map = build(&train, 8, 32, 1, 17);
+	check_pruned(map, &train, &query, 1);
+	query.row[0][0].value = NAN;
+	query.row[1][1].value = INFINITY;
+	query.row[2][0].value = 1e200;
+	void *cells = map_rows(map, &query, 2);
+	for (size_t k = 0; k < 3 * 8; k++)
+		ck_assert_uint_lt(ikmap_cell_at(map, cells, k), 32);
+	free(cells);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+START_TEST(pruned_thread_count_does_not_matter)
+{
+	struct data train = prototype_data(600, 128, 8, 0.2, 31);
+	struct ikmap *map = build(&train, 12, 40, 1, 18);
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_int_eq(ikmap_set_path(map, IKMAP_PATH_DENSE, err), 0);
+	ck_assert_int_eq(ikmap_anne_set_prune(map, 1, err), 0);
+	ck_assert(ikmap_anne_pruned(map));
+	void *one = map_rows(map, &train, 1);
+	size_t bytes = (size_t)train.n * 12 * ikmap_cell_size(map);
+	for (int threads = 2; threads <= 4; threads *= 2) {
+		void *cells = map_rows(map, &train, threads);
+		ck_assert_int_eq(memcmp(cells, one, bytes), 0);
+		free(cells);
+	}
+	free(one);
+	ikmap_free(map);
+	data_free(&train);
+}
+END_TEST
+
+START_TEST(pruning_chosen_for_wide_data_only)
+{
+	/*
+	 * The cost model: pruned on wide clustered data (most centres ruled
+	 * out), never on narrow data, and not on wide uniform noise in many
+	 * dimensions, where the bounds rule out too few.
+	 */
+	struct data wide = prototype_data(1000, 400, 20, 0.02, 32);
+	struct data narrow = random_data(300, 20, 1.0, 0, 1, 33);
+	struct data noise = random_data(1000, 400, 1.0, 0, 1, 34);
+	struct ikmap *map = build(&wide, 20, 128, 1, 19);
+	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_DENSE);
+	ck_assert(ikmap_anne_pruned(map));
+	ikmap_free(map);
+	map = build(&narrow, 4, 64, 1, 19);
+	ck_assert(!ikmap_anne_pruned(map));
+	ikmap_free(map);
+	map = build(&noise, 20, 128, 1, 19);
+	ck_assert(!ikmap_anne_pruned(map));
+	ikmap_free(map);
+	data_free(&wide);
+	data_free(&narrow);
+	data_free(&noise);
+}
+END_TEST
+
 static Suite *ikmap_anne_suite(void)
 {
 	Suite *s = suite_create("ikmap_anne");
@@ -332,6 +572,16 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(tc, wide_cells);
 	tcase_add_test(tc, thread_count_does_not_matter);
 	suite_add_tcase(s, tc);
+	TCase *pruned = tcase_create("pruned");
+	tcase_set_timeout(pruned, 120);
+	tcase_add_test(pruned, pruned_random_data);
+	tcase_add_test(pruned, pruned_structured_data);
+	tcase_add_test(pruned, pruned_ties);
+	tcase_add_test(pruned, pruned_near_ties);
+	tcase_add_test(pruned, pruned_odd_rows);
+	tcase_add_test(pruned, pruned_thread_count_does_not_matter);
+	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
+	suite_add_tcase(s, pruned);
 	return s;
 }
 
