@@ -331,7 +331,8 @@ blas-identity: all
 # `make lib NVCC=` on a copy of the sources) and runs the tests, which also
 # build a wheel and an sdist and install them (tests/python/test_packaging.py).
 PYVENV = build/pyvenv
-PYVENV_PACKAGES = numpy==2.4.6 scipy==1.17.1 scikit-learn==1.9.1 pytest==9.2.0 build==1.6.1 wheel==0.48.0 setuptools
+# pandas: scikit-learn's estimator checks also feed pandas objects to the sklearn layer (skipped without it).
+PYVENV_PACKAGES = numpy==2.4.6 scipy==1.17.1 scikit-learn==1.9.1 pandas==2.3.3 pytest==9.2.0 build==1.6.1 wheel==0.48.0 setuptools
 PYTHON3 ?= python3
 
 .PHONY: python-venv python-install python-check
