@@ -27,14 +27,20 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _load_libraries():
-    """liblinear.so.6 (global, so that libliblinear-ik.so.1 finds it by soname), then the kernel's library."""
+    """liblinear.so.6, then the kernel's library (which carries its own hidden copy of the solvers).
+
+    Both are loaded RTLD_LOCAL (ctypes' default), as upstream's package loads its library:
+    loaded RTLD_GLOBAL, liblinear.so.6's train, check_parameter, ... would be bound by any
+    extension loaded later that has unresolved names of the same spelling, e.g.
+    scikit-learn's own LIBLINEAR copy (sklearn.svm._liblinear, whose struct parameter
+    differs), which then crashed or refused its parameters."""
     path = os.path.join(_HERE, 'liblinear.so.6')
     override = os.environ.get('LIBLINEAR_IK_LIBDIR')
     if override:
         path = os.path.join(override, 'liblinear.so.6')
     if not os.path.isfile(path):
         raise ImportError('liblinear-ik: %s is missing (the package was not built)' % path)
-    core = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    core = ctypes.CDLL(path)
     kernel = None
     kernel_path = os.path.join(os.path.dirname(path), 'libliblinear-ik.so.1')
     if os.path.isfile(kernel_path):

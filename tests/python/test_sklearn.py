@@ -5,6 +5,7 @@ map equals `ikmap`'s, the classifier's model equals `train -k`'s)."""
 import os
 import pickle
 import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -195,6 +196,20 @@ def test_same_seed_same_model_any_thread_count(heart):
     np.testing.assert_array_equal(a, b)
     c = IKLinearClassifier(t=20, psi=16, random_state=2).fit(X, y).decision_function(X)
     assert not np.array_equal(a, c)
+
+
+def test_scikit_learns_own_liblinear_works_after_ours_is_loaded():
+    """Our liblinear.so.6 must not lend its symbols to extensions loaded after it: with
+    RTLD_GLOBAL, sklearn.svm's LIBLINEAR copy bound our check_parameter/train (another
+    struct parameter) and LinearSVC crashed (SIGSEGV) or refused its parameters."""
+    code = ("import liblinear.liblinear, liblinear.sklearn\n"
+            "import numpy as np\n"
+            "from sklearn.svm import LinearSVC\n"
+            "X = np.random.RandomState(0).rand(40, 3); y = np.arange(40) % 2\n"
+            "print(LinearSVC().fit(X, y).score(X, y))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert 0.0 <= float(done.stdout.split()[-1]) <= 1.0
 
 
 def test_bad_parameters_raise_value_error(heart):
