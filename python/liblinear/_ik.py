@@ -248,6 +248,17 @@ class IKMap(object):
     @classmethod
     def build(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
         """A map built on the rows of X (numpy 2-D, scipy sparse, or a list of dicts/lists)."""
+        return cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)[0]
+
+    @classmethod
+    def build_transform(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
+        """(build(X, ...), that map's transform(X)), converting X to rows once instead of twice."""
+        result, prob = cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)
+        return result, result._csr_of_cells(result._cells_of_nodes(prob._nodes, None, None))
+
+    @classmethod
+    def _build_rows(cls, X, kernel, t, psi, seed, scale, device, threads):
+        """The map and the problem holding X's rows (feature_node rows, reusable for mapping)."""
         _require()
         indptr, index, value = _as_csr_rows(X)
         count = len(indptr) - 1
@@ -270,7 +281,7 @@ class IKMap(object):
         result = cls(handle)
         result._device = params.device
         result._threads = params.threads
-        return result
+        return result, prob
 
     def __del__(self):
         handle = getattr(self, '_handle', None)
@@ -326,7 +337,9 @@ class IKMap(object):
 
     def cells(self, X, device=None, threads=None):
         """numpy uint32 (n, t): cells[r, k] is row r's cell (0..psi-1) in partitioning k."""
-        nodes = self._nodes(X)
+        return self._cells_of_nodes(self._nodes(X), device, threads)
+
+    def _cells_of_nodes(self, nodes, device, threads):
         t = self.t
         out = np.zeros((nodes.count, t), dtype=np.uint32)
         if nodes.count == 0:
@@ -342,8 +355,10 @@ class IKMap(object):
 
     def transform(self, X, device=None, threads=None):
         """scipy.sparse.csr_matrix (n, t*psi): row r has 1/sqrt(t) at k*psi + cells[r, k] for each k."""
+        return self._csr_of_cells(self.cells(X, device, threads))
+
+    def _csr_of_cells(self, cells):
         from scipy import sparse
-        cells = self.cells(X, device, threads)
         count, t = cells.shape
         psi = self.psi
         columns = (cells.astype(np.int64) + np.arange(t, dtype=np.int64)[np.newaxis, :] * psi).ravel()

@@ -112,6 +112,14 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
         return 0 if self.n_jobs is None or self.n_jobs < 0 else int(self.n_jobs)
 
     def fit(self, X, y=None):
+        self._fit(X, transform=False)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """fit(X).transform(X), with X converted to rows once (the map is built on them)."""
+        return self._fit(X, transform=True)
+
+    def _fit(self, X, transform):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel must be one of {_KERNELS}, got {self.kernel!r}")
@@ -124,11 +132,12 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
             warnings.warn(f"psi = {psi} is larger than the {n} rows given to fit: "
                           f"using psi = {n}", UserWarning)
             psi = n
-        self.map_ = IKMap.build(X, kernel=self.kernel, t=t, psi=psi,
-                                seed=_seed_of(self.random_state), scale=int(bool(self.scale)),
-                                device=self.device, threads=self._threads())
+        make = IKMap.build_transform if transform else IKMap.build
+        made = make(X, kernel=self.kernel, t=t, psi=psi, seed=_seed_of(self.random_state),
+                    scale=int(bool(self.scale)), device=self.device, threads=self._threads())
+        self.map_, Z = made if transform else (made, None)
         self.psi_ = psi
-        return self
+        return Z
 
     def transform(self, X):
         check_is_fitted(self, "map_")
@@ -157,8 +166,8 @@ class _IKLinear(BaseEstimator):
         return opts + extra
 
     def _fit_map(self, X):
-        self.ik_ = self._kernel().fit(X)
-        return self.ik_.map_.transform(X)
+        self.ik_ = self._kernel()
+        return self.ik_.fit_transform(X)
 
     def _raw_outputs(self, X, probability=False):
         check_is_fitted(self, "model_")
