@@ -204,6 +204,7 @@ static int walk_c(struct search *s, double C, double max_C, double p, struct bes
 	int unchanged_steps = 0;
 	int steps_without_gain = 0;
 	double walk_best = NAN;
+	bool risen = false;
 	while (C <= max_C) {
 		double score;
 		bool unchanged;
@@ -215,11 +216,14 @@ static int walk_c(struct search *s, double C, double max_C, double p, struct bes
 			break;
 		/* the early stop of the kernel's search (never upstream's -C): on mapped
 		 * rows the weights keep moving, so only the score can tell the walk is past its peak */
+		/* at the smallest C every model predicts alike and the score is flat:
+		 * steps count only once the score has risen above the walk's first */
 		bool gain = isnan(walk_best) || (s->regression ? score < walk_best : score > walk_best);
 		if (gain) {
+			risen = !isnan(walk_best);
 			walk_best = score;
 			steps_without_gain = 0;
-		} else if (s->patience > 0 && ++steps_without_gain >= s->patience) {
+		} else if (s->patience > 0 && risen && ++steps_without_gain >= s->patience) {
 			return 0;
 		}
 		C *= 2;

@@ -21,8 +21,9 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 
 /*
  * The same search, but a walk over C also stops once `patience` (> 0)
- * steps in a row have not beaten the walk's best score (0: never, as
- * find_parameters_rows). Not upstream's rule: the kernel's search uses it,
+ * steps in a row have not beaten the walk's best score, counted once the
+ * score has risen above the walk's first (the smallest C are all alike);
+ * 0: never, as find_parameters_rows. Not upstream's rule: the kernel's search uses it,
  * plain -C never does. The score depends only on the rows and the folds,
  * never on the threads, so the stop does not either.
  */
