@@ -179,7 +179,7 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  *
  * lik_find_parameters above is the exhaustive search (every psi on all
  * rows, upstream's full C sweep at each). lik_search is the affordable one:
- *  1. psi = 4, 8, ... up to min(rows of the stage, 4096) on a subsample of
+ *  1. psi = 4, 8, ... up to min(rows of the stage, options->grid_max) on a subsample of
  *     options->subsample_rows rows (drawn with the kernel's seed; all rows
  *     when there are not more), each with a C walk that stops after
  *     options->patience steps without a better CV score;
@@ -207,6 +207,7 @@ struct lik_search_options {
 	int patience;		/* C steps without a better score before a walk stops (3; 0: never) */
 	int subsample_rows;	/* stage 1's rows (4000) */
 	int confirm;		/* psi values confirmed on all rows (2) */
+	int grid_max;		/* stages 1 and 2 never past it (4096) */
 	int max_psi;		/* stage 3 never past it (16384) */
 	double time_budget;	/* seconds stage 3 may be estimated to take (300) */
 	int verbose;		/* 1: the per-C lines to the print hook */

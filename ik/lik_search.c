@@ -36,6 +36,7 @@ void lik_search_options_default(struct lik_search_options *o)
 	o->patience = DEFAULT_PATIENCE;
 	o->subsample_rows = DEFAULT_SUBSAMPLE_ROWS;
 	o->confirm = DEFAULT_CONFIRM;
+	o->grid_max = LIK_SEARCH_PSI_MAX;
 	o->max_psi = DEFAULT_MAX_PSI;
 	o->time_budget = DEFAULT_TIME_BUDGET;
 }
@@ -244,7 +245,8 @@ static int full_walk(struct search_state *s, int psi, struct lik_error *err)
 /* Stage 1 on the sample; its rows' indices ranked best first into ranked[]. */
 static int stage_one(struct search_state *s, int *psis, int *count, struct lik_error *err)
 {
-	int last = s->sample.l < LIK_SEARCH_PSI_MAX ? s->sample.l : LIK_SEARCH_PSI_MAX;
+	int grid_max = s->opt.grid_max >= LIK_SEARCH_PSI_MIN ? s->opt.grid_max : LIK_SEARCH_PSI_MAX;
+	int last = s->sample.l < grid_max ? s->sample.l : grid_max;
 	*count = 0;
 	for (int psi = LIK_SEARCH_PSI_MIN; psi <= last; psi *= 2) {
 		if (s->has_sample) {
