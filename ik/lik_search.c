@@ -21,6 +21,13 @@
 #include "rng.h"
 
 #define DEFAULT_PATIENCE 3
+/*
+ * Every mapped row has norm 1 (t cells of 1/sqrt(t)), so C has the same
+ * scale on any data: below 1/16 the models are heavily regularised, their
+ * CV score wanders by a row or two (measured: pendigits psi 512 stopped at
+ * C = 2^-12 with 98.4% against 99.4% at C = 32) and each step is cheap.
+ */
+#define PATIENCE_FROM_C 0.0625
 #define DEFAULT_SUBSAMPLE_ROWS 4000
 #define DEFAULT_CONFIRM 2
 #define DEFAULT_MAX_PSI 16384
@@ -125,7 +132,7 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi,
 	bool was_muted = info_mute(!s->opt.verbose);
 	/* the plain baseline is upstream's own sweep: what train -C prints as best */
 	find_parameters_rows_patient(&X, prob->y, prob->bias, s->param, s->nr_fold, s->start_C,
-		s->start_p, psi > 0 ? s->opt.patience : 0, &row->C, &row->p, &row->score);
+		s->start_p, psi > 0 ? s->opt.patience : 0, PATIENCE_FROM_C, &row->C, &row->p, &row->score);
 	info_mute(was_muted);
 	lik_capture_end(&capture);
 	free(cells);

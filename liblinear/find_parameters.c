@@ -47,6 +47,7 @@ struct search {
 	double **w;		/* each fold's latest weights: its next start point */
 	double *target;		/* the CV prediction of each row */
 	int patience;		/* > 0: a walk stops after this many C without a better score */
+	double patience_from_C;	/* ... counted only from this C on */
 };
 
 struct best {
@@ -223,7 +224,8 @@ static int walk_c(struct search *s, double C, double max_C, double p, struct bes
 			risen = !isnan(walk_best);
 			walk_best = score;
 			steps_without_gain = 0;
-		} else if (s->patience > 0 && risen && ++steps_without_gain >= s->patience) {
+		} else if (s->patience > 0 && risen && C >= s->patience_from_C
+			&& ++steps_without_gain >= s->patience) {
 			return 0;
 		}
 		C *= 2;
@@ -297,13 +299,13 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 	const struct parameter *param, int nr_fold, double start_C, double start_p,
 	double *best_C, double *best_p, double *best_score)
 {
-	find_parameters_rows_patient(X, y, bias, param, nr_fold, start_C, start_p, 0,
+	find_parameters_rows_patient(X, y, bias, param, nr_fold, start_C, start_p, 0, 0,
 		best_C, best_p, best_score);
 }
 
 void find_parameters_rows_patient(const struct row_set *X, const double *y, double bias,
 	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
-	double *best_C, double *best_p, double *best_score)
+	double patience_from_C, double *best_C, double *best_p, double *best_score)
 {
 	*best_C = *best_p = *best_score = NAN;
 	int st = param->solver_type;
@@ -319,6 +321,7 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 	if (search_init(&s, X, y, bias, param, nr_fold) != 0)
 		return;
 	s.patience = patience > 0 ? patience : 0;
+	s.patience_from_C = patience_from_C;
 	struct best best = { NAN, NAN, s.regression ? INFINITY : -1 };
 	int rc = s.regression ? search_C_and_p(&s, start_C, start_p, &best)
 		: search_C(&s, start_C, &best);

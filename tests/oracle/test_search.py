@@ -6,6 +6,7 @@ on the same rows), the advice when the kernel does not win, and the train
 command of the best model, which must reproduce the model -W 1 writes byte
 for byte. Same choices for -m 1 and -m 2. (The stages, the early stop and
 the grid-edge extension: tests/unit/test_lik_search.c.)"""
+import ctypes
 import re
 import shlex
 
@@ -143,3 +144,104 @@ def test_bad_search_options_are_refused(data, binaries, tmp_path):
     for bad in (["-V", "2"], ["-W", "x"], ["-T", "-1"], ["-E", "3"]):
         r = ol.run([binaries[0], "-C", "-k", "anne"] + bad + [heart], cwd=tmp_path)
         assert r.returncode == 1 and r.stdout.startswith("Usage: train"), bad
+
+
+# ---- lik_search through ctypes (the C API the Python and MATLAB layers will adopt)
+
+class Node(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_int), ("value", ctypes.c_double)]
+
+
+class Problem(ctypes.Structure):
+    _fields_ = [("l", ctypes.c_int), ("n", ctypes.c_int), ("y", ctypes.POINTER(ctypes.c_double)),
+                ("x", ctypes.POINTER(ctypes.POINTER(Node))), ("bias", ctypes.c_double)]
+
+
+class Parameter(ctypes.Structure):
+    _fields_ = [("solver_type", ctypes.c_int), ("eps", ctypes.c_double), ("C", ctypes.c_double),
+                ("nr_weight", ctypes.c_int), ("weight_label", ctypes.POINTER(ctypes.c_int)),
+                ("weight", ctypes.POINTER(ctypes.c_double)), ("p", ctypes.c_double),
+                ("nu", ctypes.c_double), ("init_sol", ctypes.POINTER(ctypes.c_double)),
+                ("regularize_bias", ctypes.c_int), ("w_recalc", ctypes.c_bool)]
+
+
+class MapParams(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_int), ("t", ctypes.c_int), ("psi", ctypes.c_int),
+                ("seed", ctypes.c_uint64), ("scale", ctypes.c_int), ("device", ctypes.c_int),
+                ("threads", ctypes.c_int)]
+
+
+class SearchOptions(ctypes.Structure):
+    _fields_ = [("patience", ctypes.c_int), ("subsample_rows", ctypes.c_int), ("confirm", ctypes.c_int),
+                ("grid_max", ctypes.c_int), ("max_psi", ctypes.c_int), ("time_budget", ctypes.c_double),
+                ("verbose", ctypes.c_int), ("on_row", ctypes.c_void_p), ("context", ctypes.c_void_p)]
+
+
+class SearchRow(ctypes.Structure):
+    _fields_ = [("psi", ctypes.c_int), ("rows", ctypes.c_int), ("C", ctypes.c_double),
+                ("p", ctypes.c_double), ("score", ctypes.c_double), ("seconds", ctypes.c_double)]
+
+
+class SearchTable(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_size_t), ("rows", ctypes.POINTER(SearchRow)), ("best", ctypes.c_size_t),
+                ("plain", ctypes.c_size_t), ("at_edge", ctypes.c_int), ("note", ctypes.c_char * 512),
+                ("best_map", ctypes.c_void_p)]
+
+
+class Error(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+def c_problem(path):
+    y, X = ol.read_libsvm(path)
+    rows = []
+    for i in range(X.shape[0]):
+        start, end = X.indptr[i], X.indptr[i + 1]
+        nodes = (Node * (end - start + 1))()
+        for k, j in enumerate(range(start, end)):
+            nodes[k] = Node(int(X.indices[j]) + 1, float(X.data[j]))
+        nodes[end - start] = Node(-1, 0)
+        rows.append(nodes)
+    x = (ctypes.POINTER(Node) * len(rows))(*[ctypes.cast(r, ctypes.POINTER(Node)) for r in rows])
+    ys = (ctypes.c_double * len(y))(*y)
+    prob = Problem(len(y), X.shape[1], ys, x, -1.0)
+    return prob, (rows, x, ys)	# keep the arrays alive with the problem
+
+
+def test_early_stop_waits_past_the_noisy_small_C(data, tmp_path):
+    """pendigits, stage 1 on its 4000-row subsample at psi 512: the walk
+    once stopped at C = 2^-12 with 98.4% (the score wobbles at tiny C) where
+    the exhaustive sweep reaches 99.4% at larger C; the stop now counts only
+    from C = 1/16, where the score means something."""
+    lib = ctypes.CDLL(str(ol.REPO / "ik" / "libliblinear-ik.so.1"))
+    lib.lik_search.restype = ctypes.POINTER(SearchTable)
+    lib.lik_search.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(Parameter), ctypes.POINTER(MapParams),
+                               ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                               ctypes.POINTER(SearchOptions), ctypes.POINTER(Error)]
+    lib.lik_search_table_free.argtypes = [ctypes.POINTER(ctypes.POINTER(SearchTable))]
+    lib.lik_search_options_default.argtypes = [ctypes.POINTER(SearchOptions)]
+    lib.lik_map_params_default.argtypes = [ctypes.POINTER(MapParams), ctypes.c_int]
+    prob, keep = c_problem(data("pendigits", "pendigits.train"))
+    param = Parameter(solver_type=2, eps=0.01, C=1, p=0.1, nu=0.5, regularize_bias=1)
+    kernel = MapParams()
+    lib.lik_map_params_default(ctypes.byref(kernel), 1)
+    kernel.psi = 0
+    options = SearchOptions()
+    lib.lik_search_options_default(ctypes.byref(options))
+    assert (options.patience, options.subsample_rows, options.confirm, options.grid_max,
+            options.max_psi, options.time_budget) == (3, 4000, 2, 4096, 16384, 300.0)
+    options.grid_max = 512	# stage 1 up to 512, then two psi on all rows; no extension
+    options.confirm = 1
+    options.time_budget = 0
+    err = Error()
+    table = lib.lik_search(ctypes.byref(prob), ctypes.byref(param), ctypes.byref(kernel), 5, -1, -1,
+                           ctypes.byref(options), ctypes.byref(err))
+    assert table, err.message
+    t = table.contents
+    rows = [(t.rows[i].psi, t.rows[i].rows, t.rows[i].C, t.rows[i].score) for i in range(t.count)]
+    assert [r[:2] for r in rows[:8]] == [(4 << k, 4000) for k in range(8)]
+    psi512 = rows[7]
+    assert psi512[3] >= 0.99 and psi512[2] >= 1 / 16, psi512
+    assert rows[-1][0] == 0 and t.plain == t.count - 1
+    lib.lik_search_table_free(ctypes.byref(table))
+    assert not table
