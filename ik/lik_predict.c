@@ -45,15 +45,29 @@ static void cell_row(const struct ikmap *map, const void *cells, double bias,
 	out[n].value = 0;
 }
 
-/* linear.h's prediction of x (already in the model's feature space). */
+/*
+ * linear.h's prediction of x (already in the model's feature space). A
+ * label alone is predict_values' label with the decision values in
+ * scratch (nr_w slots): predict() would allocate them for every row.
+ */
 static double predict_linear(const struct model *m, const struct feature_node *x, int what,
-	double *out)
+	double *out, double *scratch)
 {
 	if (what == LIK_OUTPUT_PROBABILITY)
 		return predict_probability(m, x, out);
 	if (what == LIK_OUTPUT_VALUES)
 		return predict_values(m, x, out);
-	return predict(m, x);
+	return predict_values(m, x, scratch);
+}
+
+/* Room for nr_w decision values (at least one), or NULL after LIK_ENOMEM. */
+static double *scratch_for(const struct model *m, struct lik_error *err)
+{
+	int nr_w = model_nr_w(m);
+	double *scratch = malloc((size_t)(nr_w > 0 ? nr_w : 1) * sizeof *scratch);
+	if (scratch == NULL)
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+	return scratch;
 }
 
 /* The checks of every predict call. 0, or -1 after LIK_EINVAL. */
@@ -86,25 +100,27 @@ struct mapped {
 	size_t row_bytes;
 };
 
+static void mapped_free(struct mapped *b)
+{
+	free(b->cells);
+	free(b->x);
+	b->cells = NULL;
+	b->x = NULL;
+}
+
 static int mapped_init(struct mapped *b, const struct ikmap *map, size_t rows, struct lik_error *err)
 {
 	b->row_bytes = (size_t)ikmap_t(map) * ikmap_cell_size(map);
 	b->cells = malloc((rows > 0 ? rows : 1) * b->row_bytes);
 	b->x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *b->x);
 	if (b->cells == NULL || b->x == NULL) {
-		free(b->cells);
-		free(b->x);
+		mapped_free(b);	/* leaves both NULL: freeing again is harmless */
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-static void mapped_free(struct mapped *b)
-{
-	free(b->cells);
-	free(b->x);
-}
 
 static double predict_one(const struct lik_model *model, const struct feature_node *x, int what,
 	double *out, struct lik_error *err)
@@ -115,22 +131,30 @@ static double predict_one(const struct lik_model *model, const struct feature_no
 		lik_fail(err, LIK_EINVAL, "no row given");
 		return NAN;
 	}
+	double *scratch = scratch_for(model->linear, err);
+	if (scratch == NULL)
+		return NAN;
+	double label = NAN;
 	if (model->map == NULL) {
+		label = predict_linear(model->linear, x, what, out, scratch);
 		lik_ok(err);
-		return predict_linear(model->linear, x, what, out);
+		free(scratch);
+		return label;
 	}
 	const struct ikmap *map = model->map->map;
 	struct mapped b;
-	if (mapped_init(&b, map, 1, err) != 0)
+	if (mapped_init(&b, map, 1, err) != 0) {
+		free(scratch);
 		return NAN;
+	}
 	struct feature_node *const rows[1] = { (struct feature_node *)x };
-	double label = NAN;
 	if (lik_map_native(map, rows, 1, b.cells, LIK_DEVICE_CPU, 1, err) == 0) {
 		cell_row(map, b.cells, model->linear->bias, b.x);
-		label = predict_linear(model->linear, b.x, what, out);
+		label = predict_linear(model->linear, b.x, what, out, scratch);
 		lik_ok(err);
 	}
 	mapped_free(&b);
+	free(scratch);
 	return label;
 }
 
@@ -162,30 +186,34 @@ int lik_predict_rows(const struct lik_model *model, struct feature_node *const *
 	}
 	size_t width = (size_t)lik_model_nr_outputs(model, what);
 	const struct model *linear = model->linear;
+	double *scratch = scratch_for(linear, err);
+	if (scratch == NULL)
+		return -1;
 	if (model->map == NULL) {
 		for (size_t i = 0; i < count; i++)
-			labels[i] = predict_linear(linear, rows[i], what, out ? out + i * width : NULL);
+			labels[i] = predict_linear(linear, rows[i], what, out ? out + i * width : NULL,
+				scratch);
+		free(scratch);
 		lik_ok(err);
 		return 0;
 	}
 	const struct ikmap *map = model->map->map;
 	size_t batch = count < PREDICT_BATCH_ROWS ? count : PREDICT_BATCH_ROWS;
 	struct mapped b;
-	if (mapped_init(&b, map, batch, err) != 0)
-		return -1;
-	for (size_t first = 0; first < count; first += batch) {
+	int status = mapped_init(&b, map, batch, err);
+	for (size_t first = 0; status == 0 && first < count; first += batch) {
 		size_t n = count - first < batch ? count - first : batch;
-		if (lik_map_native(map, rows + first, n, b.cells, device, threads, err) != 0) {
-			mapped_free(&b);
-			return -1;
-		}
-		for (size_t i = 0; i < n; i++) {
+		status = lik_map_native(map, rows + first, n, b.cells, device, threads, err);
+		for (size_t i = 0; status == 0 && i < n; i++) {
 			size_t row = first + i;
 			cell_row(map, b.cells + i * b.row_bytes, linear->bias, b.x);
-			labels[row] = predict_linear(linear, b.x, what, out ? out + row * width : NULL);
+			labels[row] = predict_linear(linear, b.x, what, out ? out + row * width : NULL,
+				scratch);
 		}
 	}
 	mapped_free(&b);
-	lik_ok(err);
-	return 0;
+	free(scratch);
+	if (status == 0)
+		lik_ok(err);
+	return status;
 }
