@@ -211,7 +211,7 @@ struct lik_search_options {
 	int max_psi;		/* stage 3 never past it (16384) */
 	double time_budget;	/* seconds stage 3 may be estimated to take (300) */
 	int verbose;		/* 1: the per-C lines to the print hook */
-	/* called with each row when it is done (NULL: none); done is the count so far */
+	/* called with each row as soon as it is done (NULL: none) */
 	void (*on_row)(const struct lik_search_row *row, void *context);
 	void *context;
 };

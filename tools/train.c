@@ -8,7 +8,8 @@
  * train is plain LIBLINEAR and the other Isolation Kernel options are
  * accepted and ignored, as upstream ignores -p for a classifier. Training,
  * -v and -C, with -k or without, go through the kernel's C API
- * (ik/liblinear_ik.h: lik_train, lik_cross_validation, lik_find_parameters,
+ * (ik/liblinear_ik.h: lik_train, lik_cross_validation, lik_search (-C -k),
+ * lik_find_parameters (-C, and -C -k -E 1 the exhaustive search),
  * lik_model_save), which maps the rows with -k and saves the model with its
  * partitioning file; train prints what it reports. Differences, all deliberate:
  * option values are read strictly (tools/cli_number.h: "-c 1x", "-s abc",
