@@ -390,6 +390,16 @@ bench-ik: all bench/ik_mapping bench/lib_train bench/cells_train
 	$(PYTHON) bench/ik_mapping.py
 	$(PYTHON) bench/ik_training.py
 
+# ---- bench-search (issue 21): train -C -k's staged search against the exhaustive one ----
+# SEARCH_SETS picks the sets; SEARCH_EXHAUSTIVE=--exhaustive reruns the slow exhaustive
+# searches (else their committed tables in bench/results/ik_search_exhaustive_*.txt are read).
+SEARCH_SETS ?= satimage,pendigits,usps,letter,a9a,ijcnn1,images
+SEARCH_EXHAUSTIVE ?=
+.PHONY: bench-search
+bench-search: all
+	$(PYTHON) bench/ik_search.py --sets $(SEARCH_SETS) $(SEARCH_EXHAUSTIVE)
+# ---- end bench-search ----
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 train $(DESTDIR)$(PREFIX)/bin/train

@@ -174,6 +174,67 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	int *best_psi, double *best_C, double *best_p, double *best_score, struct lik_error *err);
 
+/*
+ * ---- the psi and C search that `train -C -k` runs (issue 21) ----
+ *
+ * lik_find_parameters above is the exhaustive search (every psi on all
+ * rows, upstream's full C sweep at each). lik_search is the affordable one:
+ *  1. psi = 4, 8, ... up to min(rows of the stage, options->grid_max) on a subsample of
+ *     options->subsample_rows rows (drawn with the kernel's seed; all rows
+ *     when there are not more), each with a C walk that stops after
+ *     options->patience steps without a better CV score;
+ *  2. the options->confirm best of them again on all rows (skipped when
+ *     stage 1 already had all rows);
+ *  3. while the best psi on all rows is the largest tried there, psi
+ *     doubles (never past the rows nor options->max_psi) as long as its
+ *     estimated time fits in options->time_budget seconds; table->note
+ *     says why the grid stopped at its edge, else it is "".
+ *  4. the plain rows (no kernel) with upstream's full sweep: exactly what
+ *     find_parameters (train -C) gives on them.
+ * With kernel->psi != 0 only that psi is searched (on all rows). The
+ * choice depends only on the rows, the parameters and the seed: never on
+ * the threads. Scores as lik_find_parameters (accuracy in [0, 1], MSE for
+ * -s 11). The per-C lines go to the print hook only with options->verbose.
+ */
+struct lik_search_row {
+	int psi;		/* 0: the plain baseline (no kernel) */
+	int rows;		/* rows it was scored on (fewer in stage 1 with a subsample) */
+	double C, p, score;	/* the best C (and p; -1 for classification) and its CV score */
+	double seconds;		/* mapping and C walk */
+};
+
+struct lik_search_options {
+	int patience;		/* C steps without a better score before a walk stops (3; 0: never) */
+	int subsample_rows;	/* stage 1's rows (4000) */
+	int confirm;		/* psi values confirmed on all rows (2) */
+	int grid_max;		/* stages 1 and 2 never past it (4096) */
+	int max_psi;		/* stage 3 never past it (16384) */
+	double time_budget;	/* seconds stage 3 may be estimated to take (300) */
+	int verbose;		/* 1: the per-C lines to the print hook */
+	/* called with each row as soon as it is done (NULL: none) */
+	void (*on_row)(const struct lik_search_row *row, void *context);
+	void *context;
+};
+
+struct lik_search_table {
+	size_t count;
+	struct lik_search_row *rows;	/* in the order they ran; the plain baseline last */
+	size_t best;			/* the chosen row (scored on all rows) */
+	size_t plain;			/* the plain baseline's row */
+	int at_edge;			/* 1: the best psi is the largest tried on all rows */
+	char note[LIK_MESSAGE_SIZE];	/* why the grid was not extended further, or "" */
+	struct lik_map *best_map;	/* the map of the best row (owned by the table) */
+};
+
+void lik_search_options_default(struct lik_search_options *options);
+
+/* NULL on error; options NULL: the defaults. Freed by lik_search_table_free. */
+struct lik_search_table *lik_search(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
+	const struct lik_search_options *options, struct lik_error *err);
+
+void lik_search_table_free(struct lik_search_table **table);
+
 /* A model of a copy of linear (all of it) and a copy of map (NULL: plain). NULL on error (a width mismatch is LIK_EMODEL). */
 struct lik_model *lik_model_assemble(const struct model *linear, const struct lik_map *map,
 	struct lik_error *err);

@@ -30,6 +30,7 @@
 #include "ikmap.h"
 #include "liblinear_ik.h"
 #include "report.h"
+#include "rows.h"
 
 /* lik_find_parameters' search over psi (kernel->psi 0): 4, 8, ..., 4096, none above the rows. */
 #define LIK_SEARCH_PSI_MIN 4
@@ -90,6 +91,16 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 
 /* The engine's device, or -1 after LIK_EINVAL. */
 int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
+
+/* ---- training (lik_train.c) ---- */
+
+/*
+ * The rows training sees: prob's own (kernel NULL: *map NULL, *cells NULL)
+ * or a new map of them (kernel's parameters) and their cells, both to free
+ * (ikmap_free, free). 0, or -1 with err set.
+ */
+int lik_kernel_rows(const struct problem *prob, const struct lik_map_params *kernel,
+	struct row_set *X, struct ikmap **map, void **cells, struct lik_error *err);
 
 /* ---- models (lik_model.c) ---- */
 

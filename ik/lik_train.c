@@ -152,7 +152,7 @@ struct lik_model *lik_train_with_map(const struct problem *prob, const struct pa
 }
 
 /* Builds (kernel given) and maps prob's rows: X, and what to free after. 0, or -1. */
-static int kernel_rows(const struct problem *prob, const struct lik_map_params *kernel,
+int lik_kernel_rows(const struct problem *prob, const struct lik_map_params *kernel,
 	struct row_set *X, struct ikmap **map, void **cells, struct lik_error *err)
 {
 	*map = NULL;
@@ -187,7 +187,7 @@ int lik_cross_validation(const struct problem *prob, const struct parameter *par
 	struct row_set X;
 	struct ikmap *map;
 	void *cells;
-	if (kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
+	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
 	struct lik_capture capture;
 	lik_capture_begin(&capture);
@@ -216,7 +216,7 @@ static int search_at(const struct problem *prob, const struct parameter *param,
 	struct row_set X;
 	struct ikmap *map;
 	void *cells;
-	if (kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
+	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
 	struct lik_capture capture;
 	lik_capture_begin(&capture);

@@ -46,6 +46,8 @@ struct search {
 	double **labels;	/* their labels */
 	double **w;		/* each fold's latest weights: its next start point */
 	double *target;		/* the CV prediction of each row */
+	int patience;		/* > 0: a walk stops after this many C without a better score */
+	double patience_from_C;	/* ... counted only from this C on */
 };
 
 struct best {
@@ -201,6 +203,9 @@ static int walk_c(struct search *s, double C, double max_C, double p, struct bes
 		s->w[k] = NULL;
 	}
 	int unchanged_steps = 0;
+	int steps_without_gain = 0;
+	double walk_best = NAN;
+	bool risen = false;
 	while (C <= max_C) {
 		double score;
 		bool unchanged;
@@ -210,6 +215,19 @@ static int walk_c(struct search *s, double C, double max_C, double p, struct bes
 		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
 		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
 			break;
+		/* the early stop of the kernel's search (never upstream's -C): on mapped
+		 * rows the weights keep moving, so only the score can tell the walk is past its peak */
+		/* at the smallest C every model predicts alike and the score is flat:
+		 * steps count only once the score has risen above the walk's first */
+		bool gain = isnan(walk_best) || (s->regression ? score < walk_best : score > walk_best);
+		if (gain) {
+			risen = !isnan(walk_best);
+			walk_best = score;
+			steps_without_gain = 0;
+		} else if (s->patience > 0 && risen && C >= s->patience_from_C
+			&& ++steps_without_gain >= s->patience) {
+			return 0;
+		}
 		C *= 2;
 	}
 	if (C > max_C)
@@ -281,6 +299,14 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 	const struct parameter *param, int nr_fold, double start_C, double start_p,
 	double *best_C, double *best_p, double *best_score)
 {
+	find_parameters_rows_patient(X, y, bias, param, nr_fold, start_C, start_p, 0, 0,
+		best_C, best_p, best_score);
+}
+
+void find_parameters_rows_patient(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
+	double patience_from_C, double *best_C, double *best_p, double *best_score)
+{
 	*best_C = *best_p = *best_score = NAN;
 	int st = param->solver_type;
 	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
@@ -294,6 +320,8 @@ void find_parameters_rows(const struct row_set *X, const double *y, double bias,
 	struct search s;
 	if (search_init(&s, X, y, bias, param, nr_fold) != 0)
 		return;
+	s.patience = patience > 0 ? patience : 0;
+	s.patience_from_C = patience_from_C;
 	struct best best = { NAN, NAN, s.regression ? INFINITY : -1 };
 	int rc = s.regression ? search_C_and_p(&s, start_C, start_p, &best)
 		: search_C(&s, start_C, &best);

@@ -8,7 +8,8 @@
  * train is plain LIBLINEAR and the other Isolation Kernel options are
  * accepted and ignored, as upstream ignores -p for a classifier. Training,
  * -v and -C, with -k or without, go through the kernel's C API
- * (ik/liblinear_ik.h: lik_train, lik_cross_validation, lik_find_parameters,
+ * (ik/liblinear_ik.h: lik_train, lik_cross_validation, lik_search (-C -k),
+ * lik_find_parameters (-C, and -C -k -E 1 the exhaustive search),
  * lik_model_save), which maps the rows with -k and saves the model with its
  * partitioning file; train prints what it reports. Differences, all deliberate:
  * option values are read strictly (tools/cli_number.h: "-c 1x", "-s abc",
@@ -18,11 +19,13 @@
  * file names have no length limit, and the model is written by
  * save_model, which never leaves a partial file behind.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -95,7 +98,12 @@ static const char ik_usage_format[] =
 	"-S 0|1 : with -k anne, scale each feature by 1/max|x| of the training rows (default %d)\n"
 	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
 	"-m threads : number of threads (default: all cores)\n"
-	"-C with -k: searches psi = 4, 8, ..., 4096 (up to the number of rows) and C\n"
+	"-C with -k: searches psi and C (psi = 4, 8, ..., 4096 on a subsample of rows, the best\n"
+	"\tconfirmed on all rows, larger psi while the best is the largest; see README):\n"
+	"-V 0|1 : with -C -k, also print every C tried (default 0: one line per psi)\n"
+	"-W 0|1 : with -C -k, write the best model to model_file at once (default 0)\n"
+	"-T seconds : with -C -k, time the grid may be extended past its edge (default 300)\n"
+	"-E 0|1 : with -C -k, the exhaustive search instead: all rows at every psi (default 0)\n"
 	"The options -t, -g, -r, -S and -d are ignored without -k.\n";
 
 /* Upstream prints the usage to stdout and fails. */
@@ -133,6 +141,12 @@ struct options {
 	int solver_specified;
 	int quiet;
 	int threads;		/* -m; 0: not given */
+	int search_verbose;	/* -V 1: the per-C lines of -C -k */
+	int search_write;	/* -W 1: -C -k writes the best model */
+	double search_budget;	/* -T seconds */
+	int search_exhaustive;	/* -E 1: -C -k maps all rows at every psi */
+	int argc;		/* the command line, for the printed train command */
+	char **argv;
 	struct ik_options ik;	/* -k, -t, -g, -r, -S, -d */
 	const char *input_file;
 	char *model_file;	/* allocated */
@@ -149,6 +163,7 @@ static void set_defaults(struct options *o)
 	o->param.regularize_bias = 1;
 	o->param.w_recalc = false;
 	o->bias = -1;
+	o->search_budget = -1;	/* the library's default */
 	ik_options_default(&o->ik);
 }
 
@@ -218,6 +233,16 @@ static int int_value(char letter, const char *text)
 	return v;
 }
 
+/* A 0|1 option's value; usage and exit 1 otherwise. */
+static int switch_value(char letter, const char *text)
+{
+	const char option[3] = { '-', letter, '\0' };
+	int v;
+	if (cli_int_option(option, text, 0, 1, &v) != 0)
+		exit_with_help();
+	return v;
+}
+
 /* basename(input) + ".model", in the current directory, as upstream. */
 static char *default_model_file(const char *input_file)
 {
@@ -241,6 +266,8 @@ static int option_takes_no_argument(char letter)
 static void parse_command_line(int argc, char **argv, struct options *o)
 {
 	set_defaults(o);
+	o->argc = argc;
+	o->argv = argv;
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		char letter = argv[i][1];
@@ -293,6 +320,22 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'm':
 			if (cli_thread_count(value, &o->threads) != 0)
 				exit_with_help();
+			break;
+		case 'V':
+			o->search_verbose = switch_value(letter, value);
+			break;
+		case 'W':
+			o->search_write = switch_value(letter, value);
+			break;
+		case 'E':
+			o->search_exhaustive = switch_value(letter, value);
+			break;
+		case 'T':
+			o->search_budget = real_value(letter, value);
+			if (o->search_budget < 0) {
+				fprintf(stderr, "ERROR: -T needs a time in seconds >= 0\n");
+				exit_with_help();
+			}
 			break;
 		default: {
 			int ours = ik_options_parse(&o->ik, letter, value);
@@ -435,20 +478,14 @@ static struct search_result search_at(const struct problem *prob,
 }
 
 /*
- * -C: the search over C (and p). With -k and no -g, over psi = 4, 8, ...,
+ * -C -k -E 1: the exhaustive search (as before issue 21). Without -g, over psi = 4, 8, ...,
  * 4096 too (not above the number of rows), one line per psi and the best
  * at the end, on stdout as train prints its results (-q keeps them).
  */
-static void run_find_parameters(const struct problem *prob, const struct lik_map_params *kernel,
+static void run_exhaustive_search(const struct problem *prob, const struct lik_map_params *kernel,
 	const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
-	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	if (kernel == NULL) {
-		struct search_result r = search_at(prob, NULL, o);
-		print_search_result(NULL, &r, regression);
-		return;
-	}
 	int first = LIK_SEARCH_PSI_MIN;
 	int last = prob->l < LIK_SEARCH_PSI_MAX ? prob->l : LIK_SEARCH_PSI_MAX;
 	if (o->ik.psi_given) {
@@ -470,6 +507,202 @@ static void run_find_parameters(const struct problem *prob, const struct lik_map
 			break;	/* psi *= 2 would pass last (and could overflow) */
 	}
 	print_search_result("Best ", &best, regression);
+}
+
+/* Appends text to a growing command line, quoted for a POSIX shell when it needs it. */
+static void append_word(char **line, size_t *len, const char *word)
+{
+	int plain = word[0] != '\0';
+	for (const char *c = word; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("-_./=+,:@%", *c)))
+			plain = 0;
+	size_t need = *len + 4 * strlen(word) + 4;
+	char *grown = realloc(*line, need);
+	if (!grown)
+		exit_out_of_memory();
+	*line = grown;
+	char *out = *line + *len;
+	if (*len > 0)
+		*out++ = ' ';
+	if (plain) {
+		out += sprintf(out, "%s", word);
+	} else {
+		*out++ = '\'';
+		for (const char *c = word; *c; c++) {
+			if (*c == '\'') {
+				memcpy(out, "'\\''", 4);
+				out += 4;
+			} else {
+				*out++ = *c;
+			}
+		}
+		*out++ = '\'';
+		*out = '\0';
+	}
+	*len = (size_t)(out - *line);
+}
+
+/*
+ * The train command that trains the best model: the command line given,
+ * without the search's options (-C -v -c -p -g -V -W -T -E), with -s when
+ * -C chose it, then -g psi -c C (-p p) and the file names. Allocated.
+ */
+static char *best_train_command(const struct options *o, int psi, double C, double p)
+{
+	char *line = NULL;
+	size_t len = 0;
+	char number[64];
+	append_word(&line, &len, "train");
+	if (!o->solver_specified) {
+		append_word(&line, &len, "-s");
+		snprintf(number, sizeof number, "%d", o->param.solver_type);
+		append_word(&line, &len, number);
+	}
+	int i;
+	for (i = 1; i < o->argc && o->argv[i][0] == '-'; i++) {
+		char letter = o->argv[i][1];
+		if (option_takes_no_argument(letter)) {
+			if (letter != 'C')
+				append_word(&line, &len, o->argv[i]);
+			continue;
+		}
+		if (!strchr("cpgvVWTE", letter)) {
+			append_word(&line, &len, o->argv[i]);
+			append_word(&line, &len, o->argv[i + 1]);
+		}
+		i++;
+	}
+	append_word(&line, &len, "-g");
+	snprintf(number, sizeof number, "%d", psi);
+	append_word(&line, &len, number);
+	append_word(&line, &len, "-c");
+	snprintf(number, sizeof number, "%.17g", C);
+	append_word(&line, &len, number);
+	if (o->param.solver_type == L2R_L2LOSS_SVR) {
+		append_word(&line, &len, "-p");
+		snprintf(number, sizeof number, "%.17g", p);
+		append_word(&line, &len, number);
+	}
+	append_word(&line, &len, o->input_file);
+	append_word(&line, &len, o->model_file);
+	return line;
+}
+
+struct progress {
+	int on_terminal;	/* stderr is a terminal: a progress line there */
+	int regression;
+	int rows_done;
+	double seconds_done;
+	double last_seconds;
+	int psi_left;		/* stage-one psi values still to do (estimate) */
+};
+
+/* One line per psi as it is done; on a terminal, a progress line on stderr under it. */
+static void print_search_row(const struct lik_search_row *r, void *context)
+{
+	struct progress *g = context;
+	if (r->psi == 0)
+		return;		/* the plain baseline: printed at the end */
+	if (g->regression)
+		printf("psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)\n",
+			r->psi, r->C, r->p, r->score, r->rows, r->seconds);
+	else
+		printf("psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)\n",
+			r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
+	fflush(stdout);
+	g->rows_done++;
+	g->seconds_done += r->seconds;
+	g->last_seconds = r->seconds;
+	if (g->psi_left > 0)
+		g->psi_left--;
+	if (g->on_terminal) {
+		/* the next psi costs about twice the last: a rough estimate, said as one */
+		double left = 0, next = r->seconds;
+		for (int k = 0; k < g->psi_left; k++) {
+			next *= 2;
+			left += next;
+		}
+		fprintf(stderr, "\r[-C -k] %d psi done in %.0f s; about %.0f s left in this stage   ",
+			g->rows_done, g->seconds_done, left);
+		if (g->psi_left == 0)
+			fputc('\n', stderr);
+		fflush(stderr);
+	}
+}
+
+/* -C -k: lik_search, its table as one line per psi, the best, the baseline, the command. */
+static void run_kernel_search(const struct problem *prob, const struct lik_map_params *kernel,
+	const struct options *o)
+{
+	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
+	struct lik_map_params at = *kernel;
+	at.psi = o->ik.psi_given ? o->ik.psi : 0;
+	struct lik_search_options so;
+	lik_search_options_default(&so);
+	so.verbose = o->search_verbose;
+	if (o->search_budget >= 0)
+		so.time_budget = o->search_budget;
+	struct progress g = { isatty(fileno(stderr)), regression, 0, 0, 0, 0 };
+	int stage_rows = prob->l < so.subsample_rows ? prob->l : so.subsample_rows;
+	for (int psi = LIK_SEARCH_PSI_MIN; psi <= stage_rows && psi <= LIK_SEARCH_PSI_MAX; psi *= 2)
+		g.psi_left++;
+	so.on_row = print_search_row;
+	so.context = &g;
+	struct lik_error err;
+	struct lik_search_table *t = lik_search(prob, &o->param, &at, o->nr_fold,
+		search_start_C(o), search_start_p(o), &so, &err);
+	if (t == NULL)
+		exit_with_error(&err);
+	const struct lik_search_row *best = &t->rows[t->best];
+	const struct lik_search_row *plain = &t->rows[t->plain];
+	if (regression)
+		printf("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+			best->psi, best->C, best->p, best->score);
+	else
+		printf("Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
+			best->psi, best->C, 100.0 * best->score);
+	if (t->at_edge && !o->ik.psi_given)
+		printf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
+	if (regression)
+		printf("plain linear: best C = %g, best p = %g, CV MSE = %g\n",
+			plain->C, plain->p, plain->score);
+	else
+		printf("plain linear: best C = %g, CV accuracy = %g%%\n", plain->C, 100.0 * plain->score);
+	int kernel_wins = regression ? best->score < plain->score : best->score > plain->score;
+	if (!kernel_wins)
+		printf("the kernel does not beat plain linear training on this data: train without -k\n");
+	char *command = best_train_command(o, best->psi, best->C, best->p);
+	printf("best model: %s\n", command);
+	free(command);
+	if (o->search_write) {
+		struct parameter param = o->param;
+		param.C = best->C;
+		if (regression)
+			param.p = best->p;
+		/* the search's own map of all rows at the best psi: no second build */
+		struct lik_model *m = lik_train_with_map(prob, &param, t->best_map, &err);
+		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+			exit_with_error(&err);
+		lik_model_free(&m);
+		printf("written: %s\n", o->model_file);
+	}
+	lik_search_table_free(&t);
+}
+
+/* -C: upstream's search without -k; with -k, lik_search (or -E 1: the exhaustive one). */
+static void run_find_parameters(const struct problem *prob, const struct lik_map_params *kernel,
+	const struct options *o)
+{
+	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
+	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	if (kernel == NULL) {
+		struct search_result r = search_at(prob, NULL, o);
+		print_search_result(NULL, &r, regression);
+	} else if (o->search_exhaustive) {
+		run_exhaustive_search(prob, kernel, o);
+	} else {
+		run_kernel_search(prob, kernel, o);
+	}
 }
 
 /*
@@ -533,13 +766,15 @@ int main(int argc, char **argv)
 	int kernel = o.ik.kernel != IK_KERNEL_NONE;
 	/* -k writes MODEL and MODEL.ik: refuse paths that are not files before any work */
 	struct lik_error err;
-	if (kernel && !o.find_parameters && !o.cross_validation
-		&& ik_model_check_outputs(o.model_file, &err) != 0) {
+	int writes_model = o.find_parameters ? o.search_write : !o.cross_validation;
+	if (kernel && writes_model && ik_model_check_outputs(o.model_file, &err) != 0) {
 		lik_error_print(&err);
 		exit(1);
 	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
-	struct libsvm_data *data = read_training_file(o.input_file, kernel ? -1 : o.bias);
+	/* lik_search's plain baseline needs the bias nodes (liblinear_ik.h's rows); the map drops them */
+	int rows_with_bias = !kernel || (o.find_parameters && !o.search_exhaustive);
+	struct libsvm_data *data = read_training_file(o.input_file, rows_with_bias ? o.bias : -1);
 	struct problem checked = data->prob;
 	checked.bias = o.bias;
 	const char *error = check_parameter(&checked, &o.param);

@@ -252,11 +252,12 @@ BEST_LINE = re.compile(r"^Best psi = (\d+)  Best C = (\S+)  CV accuracy = (\S+)%
 
 
 def test_parameter_search_over_psi_and_C(data, binaries, tool, tmp_path):
-    """-C -k: one line per psi = 4..256 (heart has 270 rows), the best line is
-    the best of them (first on ties), and each psi's line equals plain -C on
-    ikmap's rows of that psi's map. No model, no .ik."""
+    """-C -k -E 1 (the exhaustive search): one line per psi = 4..256 (heart
+    has 270 rows), the best line is the best of them (first on ties), and
+    each psi's line equals plain -C on ikmap's rows of that psi's map. No
+    model, no .ik. (The default search: test_search.py.)"""
     heart = data("heart", "heart.all")
-    r = ol.run([binaries[0], "-C", "-k", "anne", "-s", "0", heart], cwd=tmp_path)
+    r = ol.run([binaries[0], "-C", "-k", "anne", "-E", "1", "-s", "0", heart], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Doing parameter search with 5-fold cross validation.\n")
     lines = PSI_LINE.findall(r.stdout)
@@ -279,7 +280,8 @@ def test_parameter_search_fixed_psi_regression(data, binaries, tmp_path):
     r = ol.run([binaries[0], "-C", "-k", "anne", "-g", "16", "-s", "11", "-p", "0.05", "-q", heart],
         cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    psi_lines = re.findall(r"^psi = 16  Best C = (\S+) Best p = (\S+)  CV MSE = (\S+)$", r.stdout, re.M)
+    psi_lines = re.findall(r"^psi = 16  Best C = (\S+) Best p = (\S+)  CV MSE = (\S+)  \(270 rows, \d+\.\d s\)$",
+        r.stdout, re.M)
     best = re.findall(r"^Best psi = 16  Best C = (\S+) Best p = (\S+)  CV MSE = (\S+)$", r.stdout, re.M)
     assert len(psi_lines) == 1 and best == psi_lines
     assert float(best[0][1]) in (0.0, 0.05)
