@@ -68,7 +68,14 @@ function test_kernel_models(ctx)
   % -k with -v and -C: the program's lines and numbers
   for options = {'-k anne -g 16 -v 5', '-k iforest -g 8 -s 11 -v 3', '-C -k anne -s 0', ...
                  '-C -k anne -s 2 -g 16', '-C -k iforest -s 11 -g 8'}
-    printed = run_program('"%s" %s -q "%s"', ctx.train, options{1}, ctx.heart);
+    % -C -k: our train mex runs the exhaustive psi and C search (lik_find_parameters), which
+    % the program runs under -E 1 (its default is the staged search, lik_search, that the mex
+    % functions do not offer yet)
+    exhaustive = '';
+    if strncmp(options{1}, '-C', 2)
+      exhaustive = ' -E 1';
+    end
+    printed = run_program('"%s" %s%s -q "%s"', ctx.train, options{1}, exhaustive, ctx.heart);
     text = evalc('result = train(y, X, [options{1} '' -q'']);');
     assert(strcmp(strtrim(text), strtrim(printed)), '%s: printed "%s", the program "%s"', ...
       options{1}, text, printed);
