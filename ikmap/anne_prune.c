@@ -605,7 +605,7 @@ struct workspace {
 	double *znorm;		/* [TILE_ROWS] */
 	int *feature;		/* [dim + 1] */
 	double *value;		/* [dim + 1] */
-	int *cand;		/* [psi] */
+	int *cand;		/* [psi + 1]: see workspace_init */
 	float *score;		/* [psi] */
 	unsigned char *flags;	/* [psi] */
 	/* counters for measurements (ikmap_prune_stats) */
@@ -811,7 +811,10 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->znorm = malloc(TILE_ROWS * sizeof(double));
 	w->feature = malloc(((size_t)map->dim + 1) * sizeof(int));
 	w->value = malloc(((size_t)map->dim + 1) * sizeof(double));
-	w->cand = malloc((size_t)map->psi * sizeof(int));
+	/* psi + 1: prune_cell's branchless gather writes cand[n] for every centre
+	 * before deciding whether n moves on, so when all psi survive the best
+	 * one, visited last, is written at cand[psi] (ASan found it) */
+	w->cand = malloc(((size_t)map->psi + 1) * sizeof(int));
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
 	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
