@@ -229,6 +229,8 @@ static void die_while_writing(const char *path, int sig)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		/* as a fresh program would start: the test may run under nohup (SIGHUP ignored) */
+		signal(sig, SIG_DFL);
 		atomic_file_install_signal_cleanup();
 		struct atomic_file f;
 		if (atomic_file_open(&f, path, 0) != 0)
@@ -253,6 +255,30 @@ START_TEST(the_handler_removes_temporaries_and_dies_of_the_signal)
 	die_while_writing(scratch_path("new"), SIGHUP);
 	ck_assert_str_eq(read_text(path), "old\n");
 	ck_assert_int_eq(entries(), 1);
+}
+END_TEST
+
+/* A signal the caller ignores (nohup's SIGHUP) stays ignored: the program goes on. */
+START_TEST(an_ignored_signal_stays_ignored)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGHUP, SIG_IGN);
+		atomic_file_install_signal_cleanup();
+		struct atomic_file f;
+		if (atomic_file_open(&f, scratch_path("ignored"), 0) != 0)
+			_exit(2);
+		fputs("all of it", f.fp);
+		raise(SIGHUP);
+		_exit(atomic_file_commit(&f) == 0 ? 0 : 4);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"status %#x: an ignored SIGHUP stopped the program", status);
+	ck_assert_str_eq(read_text(scratch_path("ignored")), "all of it");
 }
 END_TEST
 
@@ -291,6 +317,7 @@ static Suite *atomic_file_suite(void)
 	tcase_add_test(tc, dev_shm_holds_ordinary_files);
 	tcase_add_test(tc, the_signal_table_is_bounded_and_emptied);
 	tcase_add_test(tc, the_handler_removes_temporaries_and_dies_of_the_signal);
+	tcase_add_test(tc, an_ignored_signal_stays_ignored);
 	tcase_add_test(tc, reading_refuses_what_is_not_a_regular_file_without_blocking);
 	suite_add_tcase(s, tc);
 	return s;
