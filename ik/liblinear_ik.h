@@ -288,6 +288,53 @@ int lik_model_nr_outputs(const struct lik_model *model, int what);
 int lik_predict_rows(const struct lik_model *model, struct feature_node *const *rows, size_t count,
 	int what, double *labels, double *out, int device, int threads, struct lik_error *err);
 
+/*
+ * ---- online learning and continued training (issue 23) ----
+ *
+ * LIK_SOLVER_OGD (-s 30, model-file name ONLINE_OGD_HINGE, which
+ * upstream's load_model refuses) is online gradient descent with the hinge
+ * loss, the paper's IK-OGD: weights start at zero; each row in order is
+ * scored f = w . phi(x) and, when y f < 1, w += a y phi(x), where a is
+ * eta (param->C) times the row's class weight (-wi), times t for a -k
+ * model (our cells are 1/sqrt(t), the paper's 1: so each mistake adds
+ * eta*y to each of the row's t cells of the paper's w, as its Algorithm 2
+ * does; the paper's eta = 0.5 is eta here too). Multi-class is
+ * one-vs-rest as the other solvers. lik_train trains it (one pass) like
+ * any solver.
+ */
+#define LIK_SOLVER_OGD 30
+
+/*
+ * Online update: passes (>= 1) over rows[0..count-1] in order, labels
+ * y[count], with param's solver_type LIK_SOLVER_OGD, eta (C) and -wi
+ * weights, on model, which must be a -s 30 model (trained, loaded or
+ * assembled). Rows are RAW (no bias node; the model's bias is added as
+ * training adds it) and a -k model maps them with its own map (never
+ * rebuilt; raw features above its dim are ignored). A label not in the
+ * model joins with zero weights; so does a feature above a plain model's
+ * nr_feature. Deterministic: no randomness, no threads in the update.
+ * count 0 changes nothing. 0, or -1 (LIK_EINVAL: not an online model or
+ * bad parameters; LIK_EDATA: bad rows; LIK_ENOMEM): on -1 the model may
+ * hold part of the update.
+ */
+int lik_online_update(struct lik_model *model, struct feature_node *const *rows, const double *y,
+	size_t count, const struct parameter *param, int passes, struct lik_error *err);
+
+/*
+ * Continued training: a new model trained on prob (upstream's rows: bias
+ * nodes when prob->bias >= 0, which must be the model's bias) starting
+ * from initial, which is not changed. -s 30: a copy of initial updated by
+ * passes over the rows (as lik_online_update). -s 0, 2, 11: initial's
+ * weights as the starting point (init_sol), the columns matched to the
+ * labels; the data must have exactly the model's labels and (plain model)
+ * no feature above its nr_feature. A -k model's map is reused, never
+ * rebuilt. param's solver_type must be the model's. Other solvers:
+ * LIK_EINVAL. NULL on error (LIK_EMODEL: the model does not fit the data
+ * or parameters).
+ */
+struct lik_model *lik_train_from(const struct problem *prob, const struct parameter *param,
+	const struct lik_model *initial, int passes, struct lik_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,7 @@
 #include "l1_solvers.h"
 #include "mcsvm_cs.h"
 #include "oneclass.h"
+#include "online.h"
 
 /* Outer-iteration caps, as upstream: dual CD, Crammer-Singer, one-class. */
 #define DUAL_MAX_ITER 300
@@ -523,6 +524,9 @@ struct model *train_rows(const struct row_set *X, const double *y, double bias,
 {
 	if (check_feature_indices(X) != 0)
 		return NULL;
+	/* the online learner keeps the rows' order: no regrouping by class (online.h) */
+	if (param->solver_type == ONLINE_OGD)
+		return online_train_rows(X, y, bias, param, 1);
 	struct model *m = calloc(1, sizeof *m);
 	if (m == NULL) {
 		report_nomem();

@@ -51,7 +51,9 @@ static const char *const solver_names[] = {
 	"L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL",
 	"MCSVM_CS", "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL", "", "", "",
 	"L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL",
-	"", "", "", "", "", "", "", "ONECLASS_SVM"
+	"", "", "", "", "", "", "", "ONECLASS_SVM",
+	/* ours (online.h): upstream's load_model refuses the name, as it should */
+	"", "", "", "", "", "", "", "", "ONLINE_OGD_HINGE"
 };
 #define NR_SOLVER_NAMES ((int)(sizeof solver_names / sizeof solver_names[0]))
 

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "linear.h"
 #include "model_shape.h"
+#include "online.h"
 
 LIBLINEAR_EXPORT int liblinear_version = LIBLINEAR_VERSION;
 
@@ -21,6 +22,7 @@ static int solver_is_known(int s)
 	case L2R_L1LOSS_SVC_DUAL: case MCSVM_CS: case L1R_L2LOSS_SVC:
 	case L1R_LR: case L2R_LR_DUAL: case L2R_L2LOSS_SVR:
 	case L2R_L2LOSS_SVR_DUAL: case L2R_L1LOSS_SVR_DUAL: case ONECLASS_SVM:
+	case ONLINE_OGD:	/* ours (online.h); eta is C, so "C <= 0" covers it */
 		return 1;
 	default:
 		return 0;
