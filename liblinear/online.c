@@ -103,7 +103,7 @@ static int add_label(struct model *m, int label)
 		for (size_t j = 0; j < w_size; j++) {
 			if (old_w == 1) {
 				w[j * new_w] = m->w[j];
-				w[j * new_w + 1] = -m->w[j];
+				w[j * new_w + 1] = 0.0 - m->w[j];
 			} else {
 				memcpy(w + j * new_w, m->w + j * old_w, old_w * sizeof *w);
 			}
@@ -118,7 +118,7 @@ static int add_label(struct model *m, int label)
 		labels[0] = 1;
 		labels[1] = -1;
 		for (size_t j = 0; j < w_size; j++)
-			m->w[j] = -m->w[j];
+			m->w[j] = 0.0 - m->w[j];	/* never -0: a file must not depend on when a label came */
 	}
 	return 0;
 }

@@ -37,6 +37,7 @@
 #include "linear.h"
 #include "reader.h"
 #include "report.h"
+#include "train_online.h"
 
 /* upstream README, "`train' Usage" */
 static const char usage_text[] =
@@ -111,6 +112,7 @@ static void exit_with_help(void)
 {
 	fputs(usage_text, stdout);
 	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	fputs(online_usage_text, stdout);
 	exit(1);
 }
 
@@ -148,6 +150,7 @@ struct options {
 	int argc;		/* the command line, for the printed train command */
 	char **argv;
 	struct ik_options ik;	/* -k, -t, -g, -r, -S, -d */
+	struct online_cli online;	/* -P, -O, -b, -I, -i (train_online.h) */
 	const char *input_file;
 	char *model_file;	/* allocated */
 };
@@ -165,6 +168,7 @@ static void set_defaults(struct options *o)
 	o->bias = -1;
 	o->search_budget = -1;	/* the library's default */
 	ik_options_default(&o->ik);
+	online_cli_default(&o->online);
 }
 
 /* Upstream's default tolerance of each solver (README, -e). */
@@ -338,7 +342,9 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			}
 			break;
 		default: {
-			int ours = ik_options_parse(&o->ik, letter, value);
+			int ours = online_cli_parse(&o->online, letter, value);
+			if (ours == 0)
+				ours = ik_options_parse(&o->ik, letter, value);
 			if (ours < 0)
 				exit_with_help();
 			if (ours == 0) {
@@ -761,6 +767,20 @@ int main(int argc, char **argv)
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
 #endif
+	if (online_cli_wanted(&o.online, o.param.solver_type)) {
+		/* -s 30, -O, -i: train_online.c does the whole run */
+		if (o.find_parameters) {
+			fprintf(stderr, "ERROR: -C cannot be used with -s 30, -O or -i\n");
+			exit(1);
+		}
+		atomic_file_install_signal_cleanup();
+		struct online_run run = { &o.param, o.bias, o.quiet, o.threads, &o.ik, o.cross_validation,
+			o.nr_fold, o.solver_specified, o.C_specified, o.input_file, o.model_file, argc, argv };
+		int status = online_cli_run(&o.online, &run);
+		destroy_param(&o.param);
+		free(o.model_file);
+		return status;
+	}
 
 	/* with -k the map sees the rows without a bias node; the cell rows get their own */
 	int kernel = o.ik.kernel != IK_KERNEL_NONE;
