@@ -295,10 +295,11 @@ int lik_predict_rows(const struct lik_model *model, struct feature_node *const *
  * upstream's load_model refuses) is online gradient descent with the hinge
  * loss, the paper's IK-OGD: weights start at zero; each row in order is
  * scored f = w . phi(x) and, when y f < 1, w += a y phi(x), where a is
- * eta (param->C) times the row's class weight (-wi), times t for a -k
- * model (our cells are 1/sqrt(t), the paper's 1: so each mistake adds
- * eta*y to each of the row's t cells of the paper's w, as its Algorithm 2
- * does; the paper's eta = 0.5 is eta here too). Multi-class is
+ * eta (param->C) times the row's class weight (-wi). phi(x).phi(y) is the
+ * kernel K in [0, 1] (cells 1/sqrt(t)), so f = eta * sum y_i K(x_i, x)
+ * over the rows with a loss: the paper's f (its Algorithm 2 adds eta*y to
+ * each of the t cells of a binary map, whose dot product over t is K),
+ * and the paper's eta = 0.5 is eta here too. Multi-class is
  * one-vs-rest as the other solvers. lik_train trains it (one pass) like
  * any solver.
  */

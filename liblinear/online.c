@@ -190,8 +190,7 @@ int online_learn(struct model *m, const struct parameter *param, const struct ro
 	const double *y, int passes, long long *mistakes)
 {
 	double eta = param->C;
-	/* the paper's map is binary, ours 1/sqrt(t): t times the step keeps its f (online.h) */
-	double scale = X->kind == ROWS_CELLS ? (double)X->t : 1.0;
+	/* no factor for cells: phi.phi is K in [0, 1], as in the paper's OGD (online.h) */
 	double *dec = NULL;
 	size_t dec_room = 0;
 	long long wrong = 0;
@@ -216,7 +215,7 @@ int online_learn(struct model *m, const struct parameter *param, const struct ro
 			rows_decision(X, i, m->w, (int)nr_w, max_feature, dec);
 			if (predicted_class(m, dec) != c)
 				wrong++;
-			double step = eta * label_weight(param, m->label[c]) * scale;
+			double step = eta * label_weight(param, m->label[c]);
 			if (nr_w == 1) {
 				double yk = c == 0 ? 1.0 : -1.0;
 				if (yk * dec[0] < 1)
@@ -225,7 +224,7 @@ int online_learn(struct model *m, const struct parameter *param, const struct ro
 			}
 			for (size_t k = 0; k < nr_w; k++) {
 				double yk = (int)k == c ? 1.0 : -1.0;
-				double a = (int)k == c ? step : eta * scale;
+				double a = (int)k == c ? step : eta;
 				if (yk * dec[k] < 1)
 					add_row(X, i, a * yk, m->w, nr_w, k, w_size);
 			}

@@ -11,11 +11,14 @@
  *    w_k += a * y_k * x;
  *  - a is eta (param->C, the -c of train) times the -wi weight of the
  *    row's class as upstream weights C (binary: each class its own weight;
- *    one-vs-rest: the weight of class k on the rows of k, 1 on the rest),
- *    and for Isolation Kernel rows (ROWS_CELLS) also times t: our cell
- *    value is 1/sqrt(t) where the paper's feature map is binary, so one
- *    mistake adds eta * y to the paper's f through every one of the row's
- *    t cells, exactly as the paper's update does (f is then the paper's f);
+ *    one-vs-rest: the weight of class k on the rows of k, 1 on the rest).
+ *    The same a for raw rows and Isolation Kernel cells: our cell value
+ *    1/sqrt(t) makes phi(x).phi(y) the kernel K in [0, 1], the kernel the
+ *    paper's OGD code evaluates, so f = eta * sum of y_i K(x_i, x) over the
+ *    rows with a loss, exactly the paper's f: its Algorithm 2 adds eta*y to
+ *    each of the t cells of a binary map, and that map's dot product
+ *    divided by t is K; our w is the paper's divided by sqrt(t). eta = 0.5,
+ *    the paper's, gives its a9a accuracy (README "Online learning");
  *  - labels are kept as upstream's train() keeps them: the order of first
  *    appearance, and with the two labels -1 and +1, +1 is label[0]; one
  *    column (label[0] against label[1]) while there are at most two

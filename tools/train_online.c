@@ -26,8 +26,8 @@
 const char online_usage_text[] =
 	"Online learning (issue 23; see README \"Online learning\"):\n"
 	"-s 30 : online gradient descent, hinge loss (IK-OGD with -k); one-vs-rest for multi-class;\n"
-	"\t-c is its learning rate eta (default 0.5, the paper's: each mistake adds eta*y\n"
-	"\tto each of the row's t cells of the paper's binary map; our cells are 1/sqrt(t))\n"
+	"\t-c is its learning rate eta (default 0.5, the paper's; a mistake adds eta*y*phi(x),\n"
+	"\tand phi.phi is the kernel in [0,1] as in the paper's OGD: see README)\n"
 	"-P passes : passes of -s 30 over the data, or over each block with -O (default 1)\n"
 	"-O 0|1 : online protocol (implies -s 30): the stream (a file, or /dev/stdin for a pipe) is read in\n"
 	"\tblocks; each block after the initial one is predicted first, then trained on;\n"

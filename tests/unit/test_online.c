@@ -111,7 +111,7 @@ END_TEST
 
 START_TEST(kernel_cells_reproduce_the_papers_step)
 {
-	/* t = 4, psi = 2, cell value 1/2; eta 0.5 adds eta*y to the paper's f per shared cell */
+	/* t = 4, psi = 2, cell value 1/2: phi.phi = K = shared cells / 4; eta 0.5 */
 	uint16_t cells[] = { 0, 1, 0, 1, 0, 0, 1, 1 };
 	struct row_set X = {0};
 	X.kind = ROWS_CELLS;
@@ -128,18 +128,18 @@ START_TEST(kernel_cells_reproduce_the_papers_step)
 	struct row_set first = X;
 	first.l = 1;
 	ck_assert_int_eq(online_learn(m, &p, &first, y, 1, NULL), 0);
-	double after1[] = { 1, 0, 0, 1, 1, 0, 0, 1 };
+	double after1[] = { 0.25, 0, 0, 0.25, 0.25, 0, 0, 0.25 };	/* 0.5 * 1/2 each */
 	for (int j = 0; j < 8; j++)
 		ck_assert_msg(m->w[j] == after1[j], "row 1: w[%d] = %g", j, m->w[j]);
 	struct row_set second = X;
 	second.l = 1;
 	second.cells16 = cells + 4;
-	/* f = (1 + 0 + 0 + 1) / 2 = 1 = eta * (2 shared cells): the paper's f; -1 * 1 < 1 */
+	/* f = (0.25 + 0.25) / 2 = 0.25 = eta * K(x1, x2) = 0.5 * 2/4: the paper's f; -0.25 < 1 */
 	double dec;
 	rows_decision(&second, 0, m->w, 1, 8, &dec);
-	ck_assert(dec == 1.0);
+	ck_assert(dec == 0.25);
 	ck_assert_int_eq(online_learn(m, &p, &second, y + 1, 1, NULL), 0);
-	double after2[] = { 0, 0, -1, 1, 1, -1, 0, 0 };
+	double after2[] = { 0, 0, -0.25, 0.25, 0.25, -0.25, 0, 0 };
 	for (int j = 0; j < 8; j++)
 		ck_assert_msg(m->w[j] == after2[j], "row 2: w[%d] = %g", j, m->w[j]);
 	free_and_destroy_model(&m);
