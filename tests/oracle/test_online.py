@@ -1,0 +1,190 @@
+"""The online solver -s 30, the online protocol -O and continued training -i
+(issue 23) through our train and predict: hand-computed streams, two halves
+against one pass, determinism over threads, the refusals and bad input."""
+import subprocess
+
+import pytest
+
+import oracle_lib as ol
+
+
+def run(*args, stdin=None):
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, input=stdin)
+
+
+def model_body(path):
+    """The model file without its ik_partitioning line (which names the file)."""
+    return [line for line in path.read_text().splitlines() if not line.startswith("ik_partitioning")]
+
+
+# eta 0.5, one feature: by hand (see each comment) w = 0.5, 1.0 | test 1/2 | 0.5 | test 2/2 | 1.0
+STREAM = "1 1:1\n-1 1:-1\n1 1:2\n-1 1:1\n-1 1:-1\n1 1:3\n"
+
+
+def test_protocol_on_a_tiny_stream_by_hand(tmp_path):
+    data = tmp_path / "s"
+    data.write_text(STREAM)
+    model = tmp_path / "m"
+    r = run(ol.TRAIN, "-O", 1, "-I", 2, "-b", 2, data, model)
+    assert r.returncode == 0, r.stderr
+    # initial block trains w to 1.0; block 1 predicts +1, +1 (one right), then w = 0.5;
+    # block 2 predicts -1, +1 (both right), then w = 1.0
+    assert "block 1: 2 rows, accuracy 50%, online accuracy 50% (1/2)" in r.stderr
+    assert "block 2: 2 rows, accuracy 100%, online accuracy 75% (3/4)" in r.stderr
+    assert r.stdout.strip() == "Online accuracy = 75% (3/4) over 2 blocks after an initial 2 rows"
+    text = model.read_text().splitlines()
+    assert text[0] == "solver_type ONLINE_OGD_HINGE"
+    assert "label 1 -1" in text and text[-1].strip() == "1"
+    # quiet: no block lines; from a pipe: the same model
+    piped = tmp_path / "p"
+    r = run(ol.TRAIN, "-O", 1, "-I", 2, "-b", 2, "-q", "/dev/stdin", piped, stdin=STREAM)
+    assert r.returncode == 0 and r.stderr == ""
+    assert piped.read_text() == model.read_text()
+
+
+def test_a_new_label_joins_later(tmp_path):
+    data = tmp_path / "s"
+    data.write_text(STREAM + "2 1:5\n2 1:6\n")
+    model = tmp_path / "m"
+    r = run(ol.TRAIN, "-O", 1, "-I", 2, "-b", 2, "-q", data, model)
+    assert r.returncode == 0, r.stderr
+    text = model.read_text().splitlines()
+    assert "nr_class 3" in text and "label 1 -1 2" in text
+    assert len(text[-1].split()) == 3
+    out = tmp_path / "o"
+    assert run(ol.PREDICT, data, model, out).returncode == 0
+
+
+def test_predict_reads_it_and_the_hand_computed_batch_model(tmp_path):
+    data = tmp_path / "d"
+    data.write_text("1 1:1 2:2\n-1 1:2\n1 2:1\n-1 1:1 2:1\n")
+    model = tmp_path / "m"
+    assert run(ol.TRAIN, "-s", 30, data, model).returncode == 0
+    # the rows of tests/unit/test_online.c: w = (-1, 0.5)
+    assert [float(v) for v in model.read_text().split("w\n")[1].split()] == [-1.0, 0.5]
+    r = run(ol.PREDICT, data, model, tmp_path / "o")
+    assert r.returncode == 0 and "Accuracy" in r.stdout
+
+
+@pytest.fixture(scope="module")
+def a9a_halves(tmp_path_factory, data):
+    folder = tmp_path_factory.mktemp("halves")
+    lines = data("a9a", "a9a.train").read_text().splitlines(keepends=True)[:6000]
+    whole, h1, h2 = folder / "whole", folder / "h1", folder / "h2"
+    whole.write_text("".join(lines))
+    h1.write_text("".join(lines[:2500]))
+    h2.write_text("".join(lines[2500:]))
+    return folder, whole, h1, h2
+
+
+def test_two_halves_equal_one_pass_plain(a9a_halves):
+    folder, whole, h1, h2 = a9a_halves
+    m1, m2, mall = folder / "p1", folder / "p2", folder / "pall"
+    assert run(ol.TRAIN, "-s", 30, "-B", 1, h1, m1).returncode == 0
+    r = run(ol.TRAIN, "-i", m1, h2, m2)
+    assert r.returncode == 0, r.stderr
+    assert run(ol.TRAIN, "-s", 30, "-B", 1, whole, mall).returncode == 0
+    assert m2.read_bytes() == mall.read_bytes()
+
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest"])
+def test_two_halves_equal_one_pass_kernel(a9a_halves, kernel):
+    folder, whole, h1, h2 = a9a_halves
+    m1, m2, mall = folder / f"{kernel}1", folder / f"{kernel}2", folder / f"{kernel}all"
+    assert run(ol.TRAIN, "-s", 30, "-k", kernel, "-g", 32, "-t", 50, h1, m1).returncode == 0
+    assert run(ol.TRAIN, "-i", m1, h2, m2).returncode == 0
+    # one pass over the whole file with the map of the first half: the protocol with -I 2500
+    r = run(ol.TRAIN, "-O", 1, "-I", 2500, "-b", 1000, "-q", "-k", kernel, "-g", 32, "-t", 50,
+            whole, mall)
+    assert r.returncode == 0, r.stderr
+    assert model_body(m2) == model_body(mall)
+    assert (folder / f"{kernel}2.ik").read_bytes() == (folder / f"{kernel}all.ik").read_bytes()
+
+
+def test_deterministic_over_threads(a9a_halves):
+    folder, whole, _, _ = a9a_halves
+    bodies, cvs = [], []
+    for threads in (1, 2):
+        m = folder / f"t{threads}"
+        assert run(ol.TRAIN, "-s", 30, "-k", "anne", "-g", 32, "-m", threads, whole, m).returncode == 0
+        bodies.append(model_body(m))
+        r = run(ol.TRAIN, "-s", 30, "-k", "anne", "-g", 32, "-m", threads, "-v", 3, "-P", 2, whole)
+        assert r.returncode == 0
+        cvs.append(r.stdout)
+    assert bodies[0] == bodies[1] and cvs[0] == cvs[1]
+    assert cvs[0].startswith("Cross Validation Accuracy = ")
+
+
+def test_newton_solvers_start_from_the_saved_weights(a9a_halves):
+    folder, whole, h1, _ = a9a_halves
+    m1, m2 = folder / "n1", folder / "n2"
+    assert run(ol.TRAIN, "-s", 2, whole, m1).returncode == 0
+    r = run(ol.TRAIN, "-i", m1, whole, m2)
+    assert r.returncode == 0, r.stderr
+    # started at the optimum of the same data: Newton stops at once
+    assert r.stdout.count("iter") <= 1
+
+
+def refused(args, message):
+    r = run(ol.TRAIN, *args)
+    assert r.returncode == 1, (args, r.stdout, r.stderr)
+    assert message in r.stderr, (args, r.stderr)
+
+
+def test_refusals(a9a_halves, tmp_path):
+    folder, whole, h1, h2 = a9a_halves
+    plain30, k30, s2, s1 = folder / "r30", folder / "rk", folder / "r2", folder / "r1"
+    assert run(ol.TRAIN, "-s", 30, h1, plain30).returncode == 0
+    assert run(ol.TRAIN, "-s", 30, "-k", "anne", "-g", 16, "-t", 20, h1, k30).returncode == 0
+    assert run(ol.TRAIN, "-s", 2, h1, s2).returncode == 0
+    assert run(ol.TRAIN, "-s", 1, h1, s1).returncode == 0
+    out = tmp_path / "never"
+    refused(["-i", s2, "-s", 30, h2, out], "was trained by -s 2, not -s 30")
+    refused(["-i", s1, h2, out], "cannot be trained further")
+    refused(["-i", k30, "-k", "iforest", h2, out], "-k does not fit the model's map")
+    refused(["-i", k30, "-g", 32, h2, out], "-g does not fit the model's map")
+    refused(["-i", plain30, "-k", "anne", h2, out], "does not fit the model, which has no kernel map")
+    refused(["-i", plain30, "-B", 1, h2, out], "-B 1 does not fit the model's bias -1")
+    labels = tmp_path / "labels"
+    labels.write_text("1 1:1\n3 2:1\n")
+    refused(["-i", s2, labels, out], "label 3 of row 2 is not one of the model's labels")
+    wide = tmp_path / "wide"
+    wide.write_text("1 1:1\n-1 500:1\n")
+    refused(["-i", s2, wide, out], "feature index 500")
+    refused(["-i", tmp_path / "missing", h2, out], "")
+    refused(["-O", 1, "-k", "anne", "-g", 64, "-I", 50, h1, out], "psi = 64 exceeds the 50 rows of the initial block")
+    refused(["-O", 1, "-s", 2, h1, out], "needs the online solver -s 30")
+    refused(["-O", 1, "-i", s2, h2, out], "-O goes on only from a -s 30 model")
+    refused(["-i", plain30, "-v", 3, h2, out], "-v cannot be used with -i")
+    refused(["-s", 30, "-C", h1, out], "")
+    refused(["-s", 30, "-c", 0, h1, out], "C <= 0")
+    for bad in (["-P", 0], ["-P", "x"], ["-b", 0], ["-O", 2], ["-I", "1.5"]):
+        refused(bad + [h1, out], "")
+    assert not out.exists() and not (tmp_path / "never.ik").exists()
+
+
+@pytest.mark.parametrize("text,line", [("1 1:1\n-1 1:x\n", 2), ("1 1:1\n\n", 2), ("1 2:1 1:1\n", 1),
+                                       ("1 1:nan\n", 1), ("abc 1:1\n", 1)])
+@pytest.mark.parametrize("mode", [["-s", 30], ["-O", 1, "-I", 1, "-b", 1], ["-s", 30, "-k", "anne", "-g", 1]])
+def test_bad_input_is_a_clear_error_and_no_file(tmp_path, text, line, mode):
+    data = tmp_path / "bad"
+    data.write_text(text)
+    model = tmp_path / "m"
+    r = run(ol.TRAIN, *mode, data, model)
+    assert r.returncode == 1
+    assert f"Wrong input format at line {line}" in r.stderr
+    assert not model.exists() and not (tmp_path / "m.ik").exists()
+
+
+def test_empty_stream(tmp_path):
+    data = tmp_path / "empty"
+    data.write_text("")
+    refused(["-O", 1, data, tmp_path / "m"], "no data")
+    refused(["-s", 30, data, tmp_path / "m"], "no data")
+
+
+def test_usage_lists_the_online_options():
+    r = run(ol.TRAIN)
+    assert r.returncode == 1
+    for word in ("-s 30 : online gradient descent", "-P passes", "-O 0|1", "-b rows", "-I rows", "-i model_file"):
+        assert word in r.stdout
