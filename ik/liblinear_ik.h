@@ -313,13 +313,17 @@ int lik_predict_rows(const struct lik_model *model, struct feature_node *const *
  * training adds it) and a -k model maps them with its own map (never
  * rebuilt; raw features above its dim are ignored). A label not in the
  * model joins with zero weights; so does a feature above a plain model's
- * nr_feature. Deterministic: no randomness, no threads in the update.
- * count 0 changes nothing. 0, or -1 (LIK_EINVAL: not an online model or
- * bad parameters; LIK_EDATA: bad rows; LIK_ENOMEM): on -1 the model may
- * hold part of the update.
+ * nr_feature. A -k model maps the rows on device with threads, as in
+ * struct lik_map_params (the CLI's -d and -m; a plain model ignores both).
+ * Deterministic: no randomness, no threads in the update, and the cells
+ * never depend on device or threads, so neither changes the model.
+ * count 0 changes nothing. 0, or -1 (LIK_EINVAL: not an online model, bad
+ * parameters or device; LIK_EDATA: bad rows; LIK_EDEVICE: LIK_DEVICE_GPU
+ * not usable; LIK_ENOMEM): on -1 the model may hold part of the update.
  */
 int lik_online_update(struct lik_model *model, struct feature_node *const *rows, const double *y,
-	size_t count, const struct parameter *param, int passes, struct lik_error *err);
+	size_t count, const struct parameter *param, int passes, int device, int threads,
+	struct lik_error *err);
 
 /*
  * Continued training: a new model trained on prob (upstream's rows: bias
@@ -329,12 +333,13 @@ int lik_online_update(struct lik_model *model, struct feature_node *const *rows,
  * weights as the starting point (init_sol), the columns matched to the
  * labels; the data must have exactly the model's labels and (plain model)
  * no feature above its nr_feature. A -k model's map is reused, never
- * rebuilt. param's solver_type must be the model's. Other solvers:
- * LIK_EINVAL. NULL on error (LIK_EMODEL: the model does not fit the data
- * or parameters).
+ * rebuilt; it maps the rows on device with threads (as
+ * lik_online_update). param's solver_type must be the model's. Other
+ * solvers: LIK_EINVAL. NULL on error (LIK_EMODEL: the model does not fit
+ * the data or parameters).
  */
 struct lik_model *lik_train_from(const struct problem *prob, const struct parameter *param,
-	const struct lik_model *initial, int passes, struct lik_error *err);
+	const struct lik_model *initial, int passes, int device, int threads, struct lik_error *err);
 
 #ifdef __cplusplus
 }

@@ -102,6 +102,10 @@ int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
 int lik_kernel_rows(const struct problem *prob, const struct lik_map_params *kernel,
 	struct row_set *X, struct ikmap **map, void **cells, struct lik_error *err);
 
+/* lik_train_with_map, mapping prob's rows on device with threads (lik_train_from's -d and -m). */
+struct lik_model *lik_train_with_map_on(const struct problem *prob, const struct parameter *param,
+	const struct lik_map *map, int device, int threads, struct lik_error *err);
+
 /* ---- models (lik_model.c) ---- */
 
 /*

@@ -76,7 +76,8 @@ static int check_rows(struct feature_node *const *rows, const double *y, size_t 
 }
 
 int lik_online_update(struct lik_model *model, struct feature_node *const *rows, const double *y,
-	size_t count, const struct parameter *param, int passes, struct lik_error *err)
+	size_t count, const struct parameter *param, int passes, int device, int threads,
+	struct lik_error *err)
 {
 	if (model == NULL || param == NULL || (count > 0 && (rows == NULL || y == NULL))) {
 		lik_fail(err, LIK_EINVAL, "no model, parameter, rows or labels given");
@@ -96,6 +97,11 @@ int lik_online_update(struct lik_model *model, struct feature_node *const *rows,
 		lik_fail(err, LIK_EINVAL, "more than %d rows in one update", INT_MAX - 1);
 		return -1;
 	}
+	/* a bad device is refused even where this call maps nothing (a plain model, no rows), so a
+	 * caller's mistake shows on its first call and not only once a -k model meets rows */
+	enum ikmap_device on;
+	if (lik_device_of(device, &on, err) != 0)
+		return -1;
 	int max_index;
 	if (check_rows(rows, y, count, &max_index, err) != 0)
 		return -1;
@@ -117,7 +123,7 @@ int lik_online_update(struct lik_model *model, struct feature_node *const *rows,
 			lik_fail(err, LIK_ENOMEM, "out of memory");
 			goto done;
 		}
-		if (lik_map_native(im, rows, count, cells, LIK_DEVICE_AUTO, 0, err) != 0)
+		if (lik_map_native(im, rows, count, cells, device, threads, err) != 0)
 			goto done;
 		memset(&X, 0, sizeof X);
 		X.kind = ROWS_CELLS;
@@ -231,7 +237,7 @@ fail:
 }
 
 struct lik_model *lik_train_from(const struct problem *prob, const struct parameter *param,
-	const struct lik_model *initial, int passes, struct lik_error *err)
+	const struct lik_model *initial, int passes, int device, int threads, struct lik_error *err)
 {
 	if (prob == NULL || param == NULL || initial == NULL || prob->l < 1 || prob->x == NULL
 		|| prob->y == NULL) {
@@ -264,6 +270,9 @@ struct lik_model *lik_train_from(const struct problem *prob, const struct parame
 		lik_fail(err, LIK_EINVAL, "passes must be >= 1");
 		return NULL;
 	}
+	enum ikmap_device on;	/* refused before any work, whether or not the model maps */
+	if (lik_device_of(device, &on, err) != 0)
+		return NULL;
 	/* the rows without their bias nodes (index prob->n), as the map and the update take them */
 	struct feature_node *nodes = NULL;
 	struct feature_node **raw = copy_rows(prob->x, (size_t)prob->l, prob->bias >= 0 ? prob->n : 0,
@@ -278,7 +287,8 @@ struct lik_model *lik_train_from(const struct problem *prob, const struct parame
 		goto done;
 	if (s == ONLINE_OGD) {
 		out = lik_model_assemble(saved, initial->map, err);
-		if (out != NULL && lik_online_update(out, raw, prob->y, (size_t)prob->l, param, passes, err) != 0)
+		if (out != NULL && lik_online_update(out, raw, prob->y, (size_t)prob->l, param, passes, device, threads,
+			err) != 0)
 			lik_model_free(&out);
 		goto done;
 	}
@@ -295,7 +305,7 @@ struct lik_model *lik_train_from(const struct problem *prob, const struct parame
 	if (initial->map != NULL) {
 		struct problem p = *prob;
 		p.x = raw;
-		out = lik_train_with_map(&p, &start, initial->map, err);
+		out = lik_train_with_map_on(&p, &start, initial->map, device, threads, err);
 	} else {
 		/* the bias node back at the model's index nr_feature + 1 */
 		struct feature_node *bias_nodes = NULL;

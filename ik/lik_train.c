@@ -139,8 +139,8 @@ struct lik_model *lik_train(const struct problem *prob, const struct parameter *
 	return train_through(prob, param, shared, kernel->device, kernel->threads, err);
 }
 
-struct lik_model *lik_train_with_map(const struct problem *prob, const struct parameter *param,
-	const struct lik_map *map, struct lik_error *err)
+struct lik_model *lik_train_with_map_on(const struct problem *prob, const struct parameter *param,
+	const struct lik_map *map, int device, int threads, struct lik_error *err)
 {
 	if (map == NULL) {
 		lik_fail(err, LIK_EINVAL, "no map given");
@@ -148,7 +148,13 @@ struct lik_model *lik_train_with_map(const struct problem *prob, const struct pa
 	}
 	if (check_problem(prob, param, err) != 0)
 		return NULL;
-	return train_through(prob, param, lik_map_share(map), LIK_DEVICE_AUTO, 0, err);
+	return train_through(prob, param, lik_map_share(map), device, threads, err);
+}
+
+struct lik_model *lik_train_with_map(const struct problem *prob, const struct parameter *param,
+	const struct lik_map *map, struct lik_error *err)
+{
+	return lik_train_with_map_on(prob, param, map, LIK_DEVICE_AUTO, 0, err);
 }
 
 /* Builds (kernel given) and maps prob's rows: X, and what to free after. 0, or -1. */

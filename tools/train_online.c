@@ -86,6 +86,13 @@ static int given(const struct online_run *r, char letter)
 	return 0;
 }
 
+/* -d as the C API's device: where a -k model's rows are mapped (the protocol's blocks, -i's file). */
+static int map_device(const struct online_run *r)
+{
+	return r->ik->device == IKMAP_DEVICE_GPU ? LIK_DEVICE_GPU
+		: r->ik->device == IKMAP_DEVICE_CPU ? LIK_DEVICE_CPU : LIK_DEVICE_AUTO;
+}
+
 static int fail_with(const struct lik_error *err)
 {
 	lik_error_print(err);
@@ -296,7 +303,8 @@ static int run_continued(const struct online_cli *o, const struct online_run *r,
 		goto done;
 	struct problem prob = d->prob;
 	struct lik_error err;
-	struct lik_model *m = lik_train_from(&prob, param, initial, o->passes, &err);
+	struct lik_model *m = lik_train_from(&prob, param, initial, o->passes, map_device(r),
+		r->threads, &err);
 	if (m == NULL || lik_model_save(r->model_file, m, &err) != 0)
 		lik_error_print(&err);
 	else
@@ -498,7 +506,8 @@ static int run_protocol(const struct online_cli *o, const struct online_run *r, 
 		}
 		if ((m = first_model(&run, param, &b)) == NULL)
 			goto done;
-		if (lik_online_update(m, b.x, b.y, (size_t)b.l, param, o->passes, &err) != 0) {
+		if (lik_online_update(m, b.x, b.y, (size_t)b.l, param, o->passes, map_device(r),
+			r->threads, &err) != 0) {
 			lik_error_print(&err);
 			goto done;
 		}
@@ -519,7 +528,7 @@ static int run_protocol(const struct online_cli *o, const struct online_run *r, 
 		if (plain_bias)
 			block_bias(&b, lin, 1);
 		int rc = lik_predict_rows(m, b.x, (size_t)b.l, LIK_OUTPUT_LABEL, predicted, NULL,
-			LIK_DEVICE_AUTO, r->threads, &err);
+			map_device(r), r->threads, &err);
 		if (plain_bias)
 			block_bias(&b, lin, 0);
 		if (rc != 0) {
@@ -536,7 +545,8 @@ static int run_protocol(const struct online_cli *o, const struct online_run *r, 
 			fprintf(stderr, "block %lld: %d rows, accuracy %g%%, online accuracy %g%% (%lld/%lld)\n",
 				blocks, b.l, 100.0 * (double)right / b.l, 100.0 * (double)correct / (double)tested,
 				correct, tested);
-		if (lik_online_update(m, b.x, b.y, (size_t)b.l, param, o->passes, &err) != 0) {
+		if (lik_online_update(m, b.x, b.y, (size_t)b.l, param, o->passes, map_device(r),
+			r->threads, &err) != 0) {
 			lik_error_print(&err);
 			goto done;
 		}

@@ -115,6 +115,29 @@ def test_deterministic_over_threads(a9a_halves):
     assert cvs[0].startswith("Cross Validation Accuracy = ")
 
 
+@pytest.mark.parametrize("kernel", ["anne", "iforest"])
+def test_protocol_and_continued_training_map_with_m_and_d(a9a_halves, kernel):
+    """-m and -d reach the mapping of the protocol's blocks and of -i's file
+    (lik_online_update / lik_train_from take them): any thread count and
+    -d cpu give the same lines and the same model files."""
+    folder, whole, h1, h2 = a9a_halves
+    start = folder / f"md-{kernel}"
+    assert run(ol.TRAIN, "-s", 30, "-k", kernel, "-g", 32, "-t", 50, h1, start).returncode == 0
+    outputs = []
+    for options in (["-m", 1], ["-m", 2], ["-m", 2, "-d", "cpu"]):
+        tag = "-".join(str(o) for o in options)
+        online, continued = folder / f"O{kernel}{tag}", folder / f"i{kernel}{tag}"
+        r = run(ol.TRAIN, "-O", 1, "-I", 1000, "-b", 500, "-k", kernel, "-g", 32, "-t", 50, *options,
+                whole, online)
+        assert r.returncode == 0, r.stderr
+        c = run(ol.TRAIN, "-i", start, *options, h2, continued)
+        assert c.returncode == 0, c.stderr
+        outputs.append((r.stdout, r.stderr, model_body(online), (folder / f"O{kernel}{tag}.ik").read_bytes(),
+                        c.stdout, model_body(continued)))
+    assert outputs[0][1].count("block ") == 10 and outputs[0][0].startswith("Online accuracy = ")
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
 def test_newton_solvers_start_from_the_saved_weights(a9a_halves):
     folder, whole, h1, _ = a9a_halves
     m1, m2 = folder / "n1", folder / "n2"

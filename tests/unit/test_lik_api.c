@@ -773,6 +773,74 @@ START_TEST(version_and_defaults)
 }
 END_TEST
 
+/* Whether two models hold the same labels and bit-identical weights. */
+static int same_weights(const struct lik_model *a, const struct lik_model *b)
+{
+	const struct model *x = lik_model_linear(a), *y = lik_model_linear(b);
+	if (x->nr_class != y->nr_class || x->nr_feature != y->nr_feature)
+		return 0;
+	int columns = x->nr_class == 2 ? 1 : x->nr_class;
+	size_t rows = (size_t)x->nr_feature + (x->bias >= 0 ? 1 : 0);
+	for (int k = 0; k < x->nr_class; k++)
+		if (x->label[k] != y->label[k])
+			return 0;
+	return memcmp(x->w, y->w, rows * (size_t)columns * sizeof *x->w) == 0;
+}
+
+/* -d and -m reach the online update's and lik_train_from's mapping, and never change the model. */
+START_TEST(online_update_maps_on_the_given_device_and_threads)
+{
+	quiet_setup();
+	struct test_problem first = problem_make(120, 6, -1, 21), more = problem_make(300, 6, -1, 22);
+	struct parameter param = default_param(LIK_SOLVER_OGD);
+	param.C = 0.5;
+	struct lik_map_params mp = params_of(LIK_KERNEL_ANNE, 20, 16);
+	mp.threads = 1;
+	struct lik_error err;
+	struct lik_model *start = lik_train(&first.prob, &param, &mp, &err);
+	ck_assert_msg(start != NULL, "%s", err.message);
+	const int devices[] = { LIK_DEVICE_CPU, LIK_DEVICE_CPU, LIK_DEVICE_AUTO };
+	const int threads[] = { 1, 2, 2 };
+	struct lik_model *updated[3], *continued[3];
+	for (int i = 0; i < 3; i++) {
+		updated[i] = lik_model_assemble(lik_model_linear(start), lik_model_map(start), &err);
+		ck_assert_msg(updated[i] != NULL, "%s", err.message);
+		ck_assert_msg(lik_online_update(updated[i], more.prob.x, more.prob.y, 300, &param, 2,
+			devices[i], threads[i], &err) == 0, "%s", err.message);
+		continued[i] = lik_train_from(&more.prob, &param, start, 2, devices[i], threads[i], &err);
+		ck_assert_msg(continued[i] != NULL, "%s", err.message);
+		/* the same rows, the same passes: lik_train_from is the update on a copy */
+		ck_assert(same_weights(updated[i], continued[i]));
+	}
+	ck_assert(!same_weights(start, updated[0]));	/* the rows did change the model */
+	for (int i = 1; i < 3; i++) {
+		ck_assert(same_weights(updated[0], updated[i]));
+		ck_assert(same_weights(continued[0], continued[i]));
+	}
+
+	/* a device that is none of the three is refused at once, by a plain model too */
+	struct lik_model *plain = lik_train(&first.prob, &param, NULL, &err);
+	ck_assert_msg(plain != NULL, "%s", err.message);
+	struct lik_model *targets[] = { start, plain };
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(lik_online_update(targets[i], more.prob.x, more.prob.y, 300, &param, 1, 7, 1,
+			&err), -1);
+		ck_assert_int_eq(err.code, LIK_EINVAL);
+		ck_assert_ptr_nonnull(strstr(err.message, "device 7"));
+		ck_assert_ptr_null(lik_train_from(&more.prob, &param, targets[i], 1, -1, 1, &err));
+		ck_assert_int_eq(err.code, LIK_EINVAL);
+	}
+	for (int i = 0; i < 3; i++) {
+		lik_model_free(&updated[i]);
+		lik_model_free(&continued[i]);
+	}
+	lik_model_free(&plain);
+	lik_model_free(&start);
+	problem_free(&first);
+	problem_free(&more);
+}
+END_TEST
+
 static Suite *lik_api_suite(void)
 {
 	Suite *s = suite_create("lik_api");
@@ -791,6 +859,7 @@ static Suite *lik_api_suite(void)
 	tcase_add_test(tc, the_psi_search_reports_through_the_hook);
 	tcase_add_test(tc, the_library_never_writes_to_stdout_or_stderr);
 	tcase_add_test(tc, version_and_defaults);
+	tcase_add_test(tc, online_update_maps_on_the_given_device_and_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
