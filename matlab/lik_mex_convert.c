@@ -268,6 +268,7 @@ static int known_solver(int s)
 	case L2R_LR: case L2R_L2LOSS_SVC_DUAL: case L2R_L2LOSS_SVC: case L2R_L1LOSS_SVC_DUAL:
 	case MCSVM_CS: case L1R_L2LOSS_SVC: case L1R_LR: case L2R_LR_DUAL:
 	case L2R_L2LOSS_SVR: case L2R_L2LOSS_SVR_DUAL: case L2R_L1LOSS_SVR_DUAL: case ONECLASS_SVM:
+	case LIK_SOLVER_OGD:	/* ours: the online solver's model (weights as any classifier's) */
 		return 1;
 	default:
 		return 0;

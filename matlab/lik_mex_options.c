@@ -352,6 +352,9 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 	}
 	if (o->param.eps == INFINITY)
 		o->param.eps = default_eps(o->param.solver_type);
+	/* -c is eta for the online solver, whose default is the paper's 0.5, as train -s 30 has it */
+	if (o->param.solver_type == LIK_SOLVER_OGD && !o->C_specified)
+		o->param.C = 0.5;
 	return 0;
 }
 

@@ -62,6 +62,8 @@ static const char usage_text[] =
 	"-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n"
 	"-q : quiet mode (no outputs)\n"
 	"LIBLINEAR-IK additions:\n"
+	"-s 30 : online gradient descent, hinge loss (IK-OGD with -k); one pass in row order;\n"
+	"\t-c is its learning rate eta (default 0.5, the paper's); works with -v; no -C\n"
 	"-k type : map the data by the Isolation Kernel before training (default 0)\n"
 	"\t 0 or none    -- no map: plain LIBLINEAR\n"
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"

@@ -15,7 +15,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 import numpy as np
 
 from . import liblinear as _core
-from .liblinear import NodeRows, feature_node, model, parameter, problem, rows_to_csr, solver_names
+from .liblinear import ONLINE_OGD_HINGE, NodeRows, feature_node, model, parameter, problem, rows_to_csr, solver_names
 
 __all__ = ['IKMap', 'LIK_KERNEL_ANNE', 'LIK_KERNEL_IFOREST']
 
@@ -107,6 +107,10 @@ if _lib is not None:
     _proto('lik_model_nr_outputs', c_int, [_MODEL_P, c_int])
     _proto('lik_predict_rows', c_int,
            [_MODEL_P, _ROWS, c_size_t, c_int, POINTER(c_double), POINTER(c_double), c_int, c_int, _ERR])
+    _proto('lik_online_update', c_int,
+           [_MODEL_P, _ROWS, POINTER(c_double), c_size_t, POINTER(parameter), c_int, c_int, c_int, _ERR])
+    _proto('lik_train_from', _MODEL_P,
+           [POINTER(problem), POINTER(parameter), _MODEL_P, c_int, c_int, c_int, _ERR])
 
 
 def _take_bytes(pointer_to_bytes, size):
@@ -477,9 +481,13 @@ def _plain_handle(m):
 
 
 def train(prob, param):
-    """train() with -k: a model, the cross-validation's ACC/MSE, or the search's (C, p, score, psi)."""
+    """train() with -k (or -s 30 without it, so that its model is the library's and can be updated
+    in place by online_update): a model, the cross-validation's ACC/MSE, or the search's
+    (C, p, score, psi)."""
     from .liblinearutil import report_cross_validation, report_parameter_search
     options = param.ik
+    if options is None:
+        return _train_plain(prob, param)
     prob.set_bias(param.bias)
     _core.liblinear.set_print_string_function(param.print_func)
     _lib.lik_set_print_string_function(param.print_func)
@@ -582,3 +590,145 @@ def predict_raw(m, x, probability, nr_outputs):
     nodes = NodeRows(indptr, index, value)
     return _predict_rows(m._lik_handle, nodes, probability, nr_outputs,
                          getattr(m, '_ik_device', LIK_DEVICE_AUTO), getattr(m, '_ik_threads', 0))
+
+
+def _train_plain(prob, param):
+    """train() without a kernel through the library (lik_train, kernel NULL): -s 30's path."""
+    from .liblinearutil import report_cross_validation
+    prob.set_bias(param.bias)
+    _core.liblinear.set_print_string_function(param.print_func)
+    _lib.lik_set_print_string_function(param.print_func)
+    err = lik_error()
+    if param.flag_find_parameters:
+        raise ValueError("Warm-start parameter search only available for -s 0, -s 2 and -s 11")
+    if param.flag_cross_validation:
+        target = (c_double * max(prob.l, 1))()
+        if _lib.lik_cross_validation(byref(prob), byref(param), None, param.nr_fold, target, byref(err)) != 0:
+            _raise(err)
+        return report_cross_validation(param.solver_type, prob.y[:prob.l], target[:prob.l])
+    handle = _lib.lik_train(byref(prob), byref(param), None, byref(err))
+    if not handle:
+        _raise(err)
+    return _wrap_model(handle)
+
+
+# ---- online learning and continued training (issue 23; liblinear_ik.h) ----
+
+class OnlineOptions(object):
+    """What online_update and train_from read from their option string besides train's options:
+    -P passes, -d, -m (where a -k model's rows are mapped), and the rest for parameter()."""
+
+    def __init__(self, options, allowed):
+        argv = options.split() if isinstance(options, str) else list(options)
+        self.passes = 1
+        self.device = LIK_DEVICE_AUTO
+        self.threads = 0
+        self.rest = []
+        position = 0
+        while position < len(argv):
+            option = argv[position]
+            takes_value = option not in ('-q', '-R', '-C')
+            if takes_value and position + 1 >= len(argv):
+                raise ValueError("%s needs a value" % option)
+            value = argv[position + 1] if takes_value else None
+            if option == '-P':
+                self.passes = _strict_integer(value, 1, 2147483647, '-P needs a number of passes >= 1, not "%s"' % value)
+            elif option == '-d':
+                if value not in DEVICE_NAMES:
+                    raise ValueError("-d needs auto, cpu or gpu")
+                self.device = DEVICE_NAMES[value]
+            elif option == '-m':
+                self.threads = _strict_integer(value, 1, 2147483647, '-m needs a number of threads >= 1, not "%s"' % value)
+            elif option in ('-k', '-t', '-g', '-r', '-S'):
+                raise ValueError("%s does not apply: the model's map (or none) is reused, never rebuilt" % option)
+            elif option in allowed or option.startswith('-w'):
+                self.rest.append(option)
+                if takes_value:
+                    self.rest.append(value)
+            else:
+                raise ValueError("Wrong options: %s" % option)
+            position += 2 if takes_value else 1
+
+
+def _library_model(m):
+    """The lik_model a Python model owns (trained by this package with -k or -s 30, loaded, unpickled)."""
+    _require()
+    handle = m.__dict__.get('_lik_handle') if isinstance(m, model) else None
+    if handle is None or not handle.value:
+        raise ValueError("the model is not the Isolation Kernel library's: train it with this package's train() "
+                         "(-s 30, or -k) or load it with load_model()")
+    return handle
+
+
+def _labels_array(y, count):
+    labels = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
+    if labels.shape[0] != count:
+        raise ValueError("%d labels for %d rows" % (labels.shape[0], count))
+    return labels
+
+
+def online_update(m, y, x, options=''):
+    """The online solver's update of a -s 30 model m, in place, by the rows x (labels y), in order.
+
+    options: -c eta (the learning rate; default 0.5, as train -s 30), -wi weight (eta times the
+    weight for label i), -P passes (default 1), -d auto|cpu|gpu and -m threads (where a -k model
+    maps the rows; neither changes the result), -q. A label or (plain model) feature not in m joins
+    with zero weights. Returns m. C: lik_online_update.
+    """
+    handle = _library_model(m)
+    online = OnlineOptions(options, ('-c', '-q'))
+    param = parameter(['-s', '30'] + online.rest)
+    if m.param.solver_type != ONLINE_OGD_HINGE:
+        raise ValueError("online_update needs a -s 30 model; this one was trained by -s %d" % m.param.solver_type)
+    indptr, index, value = _as_csr_rows(x)
+    nodes = NodeRows(indptr, index, value)
+    labels = _labels_array(y, nodes.count)
+    _lib.lik_set_print_string_function(param.print_func)
+    err = lik_error()
+    if _lib.lik_online_update(handle, ctypes.cast(nodes.rows, _ROWS), labels.ctypes.data_as(POINTER(c_double)),
+                              nodes.count, byref(param), online.passes, online.device, online.threads,
+                              byref(err)) != 0:
+        _raise(err)
+    return m
+
+
+def train_from(m, y, x, options=''):
+    """A new model trained on (y, x) starting from model m, which is not changed (train -i).
+
+    -s 30 goes on where m stopped (-P passes); -s 0, 2 and 11 start Newton from m's weights (the
+    data must have exactly m's labels). -s and -B default to m's (others are refused), -c to 0.5
+    for -s 30 (its eta) and 1 otherwise; -e, -wi, -R, -q as train's; -d and -m map the rows of a
+    -k model, whose map is reused, never rebuilt. C: lik_train_from.
+    """
+    _require()
+    if not isinstance(m, model):
+        raise TypeError("train_from needs a model, not %r" % (type(m),))
+    handle = _plain_handle(m)  # not changed, so a plain model trained by upstream's path may lend a copy
+    online = OnlineOptions(options, ('-s', '-c', '-e', '-p', '-B', '-q', '-R'))
+    argv = list(online.rest)
+    saved = m.param.solver_type
+    if '-s' not in argv:
+        argv = ['-s', str(int(saved))] + argv
+    param = parameter(argv)
+    if param.solver_type != saved:
+        raise ValueError("the model was trained by -s %d, not -s %d" % (saved, param.solver_type))
+    if '-B' in argv and param.bias != m.bias:
+        raise ValueError("-B %g does not fit the model's bias %g" % (param.bias, m.bias))
+    param.bias = m.bias
+    indptr, index, value = _as_csr_rows(x)
+    prob = problem.__new__(problem)
+    width = int(index.max()) if len(index) else 0
+    labels = _labels_array(y, len(indptr) - 1)
+    prob._fill(labels, indptr, index, value, width, -1)
+    prob.set_bias(param.bias)
+    _core.liblinear.set_print_string_function(param.print_func)
+    _lib.lik_set_print_string_function(param.print_func)
+    err = lik_error()
+    result = _lib.lik_train_from(byref(prob), byref(param), handle, online.passes, online.device, online.threads,
+                                 byref(err))
+    if not result:
+        _raise(err)
+    trained = _wrap_model(result)
+    trained._ik_device = online.device
+    trained._ik_threads = online.threads
+    return trained

@@ -66,6 +66,14 @@ class solver_names(IntEnum):
     ONECLASS_SVM = 21
 
 
+# Ours (issue 23): -s 30, online gradient descent with the hinge loss. Not a member of
+# solver_names, whose members are upstream's exactly (scripts may list them; test_compat
+# checks it); parameter() accepts 30 beside them. Its -c is the learning rate eta, whose
+# default is the paper's 0.5, as train -s 30 without -c.
+ONLINE_OGD_HINGE = 30
+ONLINE_DEFAULT_ETA = 0.5
+
+
 PRINT_STRING_FUN = CFUNCTYPE(None, c_char_p)
 
 
@@ -366,7 +374,8 @@ class parameter(Structure):
             option = argv[position]
             if option == '-s':
                 position += 1
-                self.solver_type = solver_names(int(argv[position]))
+                value = int(argv[position])
+                self.solver_type = value if value == ONLINE_OGD_HINGE else solver_names(value)
                 self.flag_solver_specified = True
             elif option == '-c':
                 position += 1
@@ -427,6 +436,8 @@ class parameter(Structure):
 
         if self.eps == float('inf'):
             self.eps = _default_eps(self.solver_type)
+        if self.solver_type == ONLINE_OGD_HINGE and not self.flag_C_specified:
+            self.C = ONLINE_DEFAULT_ETA  # -c is eta for -s 30, default 0.5 as in the train program
 
         if ik_argv:
             from . import _ik

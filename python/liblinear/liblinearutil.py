@@ -15,9 +15,11 @@ from .commonutil import __all__ as common_all
 from .commonutil import evaluations
 from .liblinear import *  # noqa: F401,F403
 from .liblinear import __all__ as liblinear_all
-from .liblinear import (NodeRows, c_double, feature_node, liblinear, model, parameter, print_null, problem,
-                        rows_to_csr, solver_names, toPyModel)
+from .liblinear import (ONLINE_OGD_HINGE, NodeRows, c_double, feature_node, liblinear, model, parameter,
+                        print_null, problem, rows_to_csr, solver_names, toPyModel)
 
+# upstream's names exactly (test_compat checks them): online_update and train_from, ours, are
+# imported by name (from liblinear.liblinearutil import online_update, train_from)
 __all__ = ['load_model', 'save_model', 'train', 'predict'] + liblinear_all + common_all
 
 _REGRESSION_SOLVERS = (solver_names.L2R_L2LOSS_SVR, solver_names.L2R_L2LOSS_SVR_DUAL,
@@ -76,6 +78,9 @@ def train(arg1, arg2=None, arg3=None):
         -c cost, -p epsilon, -n nu, -e epsilon, -B bias, -R, -wi weight,
         -v n, -C, -q : as the train program
         -k 1|anne|2|iforest, -t, -g, -r, -S, -d, -m : the Isolation Kernel, as train -k
+        -s 30 : online gradient descent (hinge loss; IK-OGD with -k), one pass in row order;
+            -c is its learning rate eta (default 0.5). More passes, updates by new rows and
+            training from a model: online_update and train_from.
     """
     prob = param = None
     if isinstance(arg1, (list, tuple, np.ndarray)):
@@ -89,8 +94,10 @@ def train(arg1, arg2=None, arg3=None):
     if prob is None or param is None:
         raise TypeError("Wrong types for the arguments")
 
-    if getattr(param, 'ik', None) is not None:
-        from . import _ik
+    from . import _ik
+    # -s 30 trains through the kernel's library even without -k: its model is then the library's,
+    # which online_update changes in place (upstream's path would give a struct it cannot grow)
+    if getattr(param, 'ik', None) is not None or (param.solver_type == ONLINE_OGD_HINGE and _ik.available()):
         return _ik.train(prob, param)
 
     prob.set_bias(param.bias)
@@ -114,6 +121,47 @@ def train(arg1, arg2=None, arg3=None):
         # the library printed why (e.g. a label that is not a number); no model to wrap
         raise ValueError("train: LIBLINEAR returned no model (invalid labels or out of memory)")
     return toPyModel(trained)
+
+
+def online_update(m, y, x, options=''):
+    """
+    online_update(m, y, x [, options]) -> m
+
+    Updates the -s 30 model m in place by the rows x with labels y, in
+    order: each row is scored and, on a hinge loss, its (mapped) features
+    are added to the weights times eta * y (the online solver, train -s 30;
+    C: lik_online_update). A label or (plain model) feature that m lacks
+    joins with zero weights. m must be this package's own model: trained
+    by train() with -s 30, loaded by load_model() or unpickled.
+
+    options:
+        -c eta : the learning rate (default 0.5, as train -s 30)
+        -wi weight : eta times weight for label i
+        -P passes : passes over the rows (default 1)
+        -d auto|cpu|gpu, -m threads : where a -k model maps the rows (never changes the result)
+        -q : quiet
+    """
+    from . import _ik
+    return _ik.online_update(m, y, x, options)
+
+
+def train_from(m, y, x, options=''):
+    """
+    train_from(m, y, x [, options]) -> model
+
+    A new model trained on (y, x) starting from the model m, which is not
+    changed (train -i; C: lik_train_from). -s 30 goes on where m stopped
+    (as online_update on a copy); -s 0, 2 and 11 start Newton from m's
+    weights (the data must have exactly m's labels and, for a plain model,
+    no feature above its own). A -k model's map is reused, never rebuilt.
+
+    options: as train's, where -s and -B default to m's and must fit it;
+    -c (eta for -s 30, default 0.5; C otherwise, default 1), -e, -wi, -R,
+    -q; -P passes (-s 30); -d and -m as online_update's. The kernel's
+    options (-k -t -g -r -S) are refused: the map is m's.
+    """
+    from . import _ik
+    return _ik.train_from(m, y, x, options)
 
 
 def report_parameter_search(solver, best_C, best_p, best_score, best_psi=None):
