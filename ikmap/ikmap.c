@@ -95,9 +95,14 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 	}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = 0;
+	/* a plain comparison, not fmax (a libm call per value): check_rows
+	 * refused non-finite values, so there is no NaN to order */
 	for (int i = 0; i < n; i++)
-			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
-				map->factor[f->index] = fmax(map->factor[f->index], fabs(f->value));
+		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+			double a = fabs(f->value);
+			if (a > map->factor[f->index])
+				map->factor[f->index] = a;
+		}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
 	return 0;
