@@ -346,8 +346,10 @@ static struct kernels pick_kernels(int dim)
 	if (__builtin_cpu_supports("avx512f")) {
 		k.dot = dot_avx512;
 		k.project = project_avx512;
-		k.first_min = first_min_avx512;
-		k.gather = gather_avx512;
+		if (!ikmap_generic_scans) {
+			k.first_min = first_min_avx512;
+			k.gather = gather_avx512;
+		}
 	}
 #endif
 	return k;

@@ -115,6 +115,14 @@ void ikmap_error(char *err, const char *fmt, ...)
 /* OpenMP thread count for a caller's request (<= 0: default). */
 int ikmap_threads(int requested);
 
+/*
+ * For tests: nonzero makes the mapping scans (anne_dense.c's window,
+ * anne_prune.c's lowest bound and gather) use their generic kernels even
+ * where the CPU has AVX-512, so both can be compared on one machine. Not
+ * thread-safe with mapping; cells never depend on it.
+ */
+extern int ikmap_generic_scans;
+
 /* ikmap_state.c (and ikmap_free, ikmap.h) */
 /* An empty map with every pointer NULL; NULL when out of memory. */
 struct ikmap *ikmap_alloc(void);
