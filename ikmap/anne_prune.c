@@ -607,6 +607,9 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
 			int nnz = 0;
 			double sq = 0;
+			/* the dense path's row in the same pass: ikmap_anne_dense_row's
+			 * values, in its order (a second pass over d cost 5-10 % of the build) */
+			float *dense = pr->rows + (size_t)s * ((size_t)d + 2);
 			for (int j = 1; j <= d; j++) {
 				double c = -map->mean[j];
 				if (e < end && map->sample_index[e] == j) {
@@ -615,7 +618,10 @@ static struct ikmap_prune *build(const struct ikmap *map)
 					c = map->sample_scaled[e++] - map->mean[j];
 				}
 				sq += c * c;
+				dense[j - 1] = -2 * (float)c;
 			}
+			dense[d] = (float)sq;
+			dense[d + 1] = 1;
 			double y[PRUNE_DIRS];
 			kn.project(pr->pt, feat, val, nnz, y);
 			double yy = 0;
@@ -632,7 +638,6 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			out[p + 1] = (float)zz;
 			out[p + 2] = 1;
 			znorm[s] = sqrt(zz);
-			ikmap_anne_dense_row(map, s, pr->rows + (size_t)s * ((size_t)d + 2));
 		}
 		free(feat);
 		free(val);
