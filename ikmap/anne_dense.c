@@ -165,13 +165,82 @@ static float float_at_least(double v)
  * harm: |m| <= (A + B)^2 + E, so that rounding is below 2^-52 (A + B)^2,
  * far inside the bound's 2^-20 margin (E >= 2^-21 (A + B)^2).
  */
-static int segment_cell(const struct ikmap *map, const struct feature_node *x, int k,
-	const float *s, double tol, unsigned char *flags)
+/*
+ * The window of a partitioning's n scores: sets *thr to its edge
+ * (float_at_least(segment_min + tol)) and returns how many scores are
+ * within it, with *at the position of one of them (the only one when the
+ * count is 1).
+ */
+typedef int (*window_fn)(const float *, int, double, float *, int *);
+
+static int window_generic(const float *s, int n, double tol, float *thr, int *at)
 {
-	int psi = map->psi, lane[LANES];
-	float thr = float_at_least((double)segment_min(s, psi) + tol);
-	if (count_within(s, psi, thr, lane) == 1)
-		return only_within(s, psi, thr, lane);
+	int lane[LANES];
+	*thr = float_at_least((double)segment_min(s, n) + tol);
+	int count = count_within(s, n, *thr, lane);
+	*at = count == 1 ? only_within(s, n, *thr, lane) : 0;
+	return count;
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define DENSE_X86 1
+#include <immintrin.h>
+
+/* The lanes of the vector of n values from i on (all 16 when full). */
+__attribute__((target("avx512f"))) static inline __mmask16 lanes_from(int i, int n)
+{
+	return n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+}
+
+/*
+ * The same in AVX-512: the minimum over the scores' bit patterns as
+ * signed integers (segment_min's order, negative scores included), then
+ * one masked compare per 16 scores. On the plain path at psi 16 (784-d,
+ * t = 100) the SSE2 scan was over a quarter of the map's time.
+ */
+__attribute__((target("avx512f"))) static int window_avx512(const float *s, int n, double tol,
+	float *thr, int *at)
+{
+	__m512i top = _mm512_set1_epi32(INT32_MAX), m = top;
+	for (int i = 0; i < n; i += 16)
+		m = _mm512_min_epi32(m, _mm512_mask_loadu_epi32(top, lanes_from(i, n), s + i));
+	int32_t low = _mm512_reduce_min_epi32(m);
+	float f;
+	memcpy(&f, &low, sizeof f);
+	*thr = float_at_least((double)f + tol);
+	__m512 edge = _mm512_set1_ps(*thr);
+	int count = 0;
+	*at = 0;
+	for (int i = 0; i < n; i += 16) {
+		__mmask16 in = lanes_from(i, n);
+		__mmask16 hit = _mm512_mask_cmp_ps_mask(in, _mm512_maskz_loadu_ps(in, s + i), edge,
+			_CMP_LE_OQ);
+		if (hit) {
+			count += __builtin_popcount(hit);
+			*at = i + __builtin_ctz(hit);
+		}
+	}
+	return count;
+}
+#endif
+
+static window_fn pick_window(void)
+{
+#ifdef DENSE_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && !ikmap_generic_scans)
+		return window_avx512;
+#endif
+	return window_generic;
+}
+
+static int segment_cell(const struct ikmap *map, window_fn window,
+	const struct feature_node *x, int k, const float *s, double tol, unsigned char *flags)
+{
+	int psi = map->psi, at;
+	float thr;
+	if (window(s, psi, tol, &thr, &at) == 1)
+		return at;
 	for (int i = 0; i < psi; i++)
 		flags[i] = s[i] <= thr;
 	return ikmap_nearest_exact(map, x, k, flags);
@@ -198,8 +267,8 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 }
 
 /* 0, or -1 when the GEMM ran out of memory. */
-static int map_tile(const struct ikmap *map, struct feature_node *const *rows, size_t first,
-	int nrows, void *cells, const struct tiling *tl, struct workspace *w)
+static int map_tile(const struct ikmap *map, window_fn window, struct feature_node *const *rows,
+	size_t first, int nrows, void *cells, const struct tiling *tl, struct workspace *w)
 {
 	struct ikmap_bound bound = ikmap_float_bound(map->dim);
 	int ld = map->dense_ld, psi = map->psi, t = map->t;
@@ -219,7 +288,8 @@ static int map_tile(const struct ikmap *map, struct feature_node *const *rows, s
 				const float *s = w->score + (size_t)r * cols + (size_t)p * psi;
 				double tol = 2 * ikmap_bound_at(&bound, w->norm[r],
 					map->part_maxnorm_centred[k0 + p]);
-				int cell = segment_cell(map, rows[row], k0 + p, s, tol, w->flags);
+				int cell = segment_cell(map, window, rows[row], k0 + p, s, tol,
+					w->flags);
 				ikmap_put_cell(map, cells, row * t + (size_t)(k0 + p), (uint32_t)cell);
 			}
 		}
@@ -260,6 +330,7 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 		return ikmap_anne_prune_map(map, rows, count, cells, threads);
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
+	window_fn window = pick_window();
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
@@ -272,7 +343,7 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 				continue;
 			size_t first = tile * (size_t)tl.rows;
 			int nrows = count - first < (size_t)tl.rows ? (int)(count - first) : tl.rows;
-			if (map_tile(map, rows, first, nrows, cells, &tl, &w) != 0)
+			if (map_tile(map, window, rows, first, nrows, cells, &tl, &w) != 0)
 				failed = 1;
 		}
 		workspace_free(&w);

@@ -39,7 +39,7 @@
  *    Mrel = eta + 4 (dy + dr) + 4 (dy^2 + dr^2) + 2 gamma_{d+2}(v) (1 + eta)
  *    (the last term: the reference distance R against the exact ||x - c||^2;
  *    centring x - m in double adds relative v, inside the dr slack), times 2
- *    for the bound's own rounding. For d = 784, p = 48, Mrel ~ 1e-5: the
+ *    for the bound's own rounding. For d = 784, p = 64, Mrel ~ 1e-5: the
  *    margin is far below the gaps it must not close.
  *  - the float GEMM of the z~ adds at most E1 = ikmap_float_bound(p + 1)
  *    at the norms of z~_x and the partitioning's largest z~_c.
@@ -76,8 +76,15 @@
 #include "ikmap_impl.h"
 #include "sgemm.h"
 
-/* Directions of the bound (a multiple of 8: the double kernels' vectors). */
-#define PRUNE_DIRS 48
+/*
+ * Directions of the bound (a multiple of 8: the double kernels' vectors).
+ * 64, not 48: with the vectorised scans the survivors' dot products are
+ * the larger cost, and on 784-d MNIST-like rows (10000, t = 100, one
+ * thread) 64 directions left 4.4 % of the full scores at psi 64 (48:
+ * 5.8 %), map 0.40 -> 0.36 s, build the same; 80 and 96 saved a little
+ * more of the map and lost it again in the build.
+ */
+#define PRUNE_DIRS 64
 /* Pruning pays only where the full distance is long and the centres many. */
 #define PRUNE_MIN_DIM 128
 #define PRUNE_MIN_PSI 32
@@ -202,16 +209,136 @@ __attribute__((target("avx512f"))) static void project_avx512(const double *pt,
 ACC_BODY(vd8, 8)
 #endif
 
+/*
+ * The scans of a partitioning's psi lower bounds, which with the dot
+ * products are most of the pruned map's time (psi 64 on 784-d data: the
+ * lowest bound and the survivors' gather took 27 % of it in the
+ * baseline's SSE2 code, as much as a third of the dot products).
+ *
+ * first_min: the index of the first of the n scores equal to their
+ * minimum (no NaN: finite rows).
+ */
+typedef int (*first_min_fn)(const float *, int);
+
+static int first_min_generic(const float *s, int n)
+{
+	enum { LANES = 16 };
+	float m[LANES];
+	int i = 0;
+	for (int l = 0; l < LANES; l++)
+		m[l] = INFINITY;
+	for (; i + LANES <= n; i += LANES)
+		for (int l = 0; l < LANES; l++)
+			m[l] = s[i + l] < m[l] ? s[i + l] : m[l];
+	float best = INFINITY;
+	for (int l = 0; l < LANES; l++)
+		best = m[l] < best ? m[l] : best;
+	for (; i < n; i++)
+		best = s[i] < best ? s[i] : best;
+	/* the block holding it by a vectorised test, then the position inside */
+	for (int i0 = 0; i0 < n; i0 += LANES) {
+		int end = n - i0 < LANES ? n : i0 + LANES, any = 0;
+		for (i = i0; i < end; i++)
+			any |= s[i] <= best;
+		if (!any)
+			continue;
+		for (i = i0; i < end; i++)
+			if (s[i] <= best)
+				return i;
+	}
+	return 0;
+}
+
+/*
+ * gather: writes the positions i != skip of the n bounds with
+ * low[i] <= thr to out, ascending, and returns how many. out has room
+ * for n + GATHER_SLACK entries: the kernels may write past the last
+ * survivor (branchless or whole-vector stores).
+ */
+#define GATHER_SLACK 16
+typedef int (*gather_fn)(const float *, int, float, int, int *);
+
+static int gather_generic(const float *low, int n, float thr, int skip, int *out)
+{
+	int c = 0;
+	for (int i0 = 0; i0 < n; i0 += GATHER_BLOCK) {
+		int end = n - i0 < GATHER_BLOCK ? n : i0 + GATHER_BLOCK;
+		/* a vectorised test first: most blocks hold no survivor */
+		int any = 0;
+		for (int i = i0; i < end; i++)
+			any |= low[i] <= thr;
+		if (!any)
+			continue;
+		for (int i = i0; i < end; i++) {
+			out[c] = i;
+			c += (low[i] <= thr) & (i != skip);
+		}
+	}
+	return c;
+}
+
+#ifdef PRUNE_X86
+#include <immintrin.h>
+
+/* The lanes of the last, partial vector of n values from i on (all 16 when full). */
+__attribute__((target("avx512f"))) static inline __mmask16 lanes_from(int i, int n)
+{
+	return n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+}
+
+__attribute__((target("avx512f"))) static int first_min_avx512(const float *s, int n)
+{
+	__m512 inf = _mm512_set1_ps(INFINITY), m = inf;
+	for (int i = 0; i < n; i += 16)
+		m = _mm512_min_ps(m, _mm512_mask_loadu_ps(inf, lanes_from(i, n), s + i));
+	__m512 best = _mm512_set1_ps(_mm512_reduce_min_ps(m));
+	for (int i = 0; i < n; i += 16) {
+		__mmask16 in = lanes_from(i, n);
+		__mmask16 hit = _mm512_mask_cmp_ps_mask(in, _mm512_maskz_loadu_ps(in, s + i), best,
+			_CMP_LE_OQ);
+		if (hit)
+			return i + __builtin_ctz(hit);
+	}
+	return 0;
+}
+
+/* Compression in registers, then a whole-vector store (GATHER_SLACK): the
+ * compress-to-memory form is microcoded and slow on some AMD cores. */
+__attribute__((target("avx512f"))) static int gather_avx512(const float *low, int n, float thr,
+	int skip, int *out)
+{
+	__m512 t = _mm512_set1_ps(thr);
+	__m512i at = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__m512i step = _mm512_set1_epi32(16);
+	int c = 0;
+	for (int i = 0; i < n; i += 16, at = _mm512_add_epi32(at, step)) {
+		__mmask16 in = lanes_from(i, n);
+		__mmask16 k = _mm512_mask_cmp_ps_mask(in, _mm512_maskz_loadu_ps(in, low + i), t,
+			_CMP_LE_OQ);
+		if (skip >= i && skip - i < 16)
+			k &= (__mmask16)~(1u << (skip - i));
+		if (!k)
+			continue;
+		_mm512_storeu_si512((void *)(out + c), _mm512_maskz_compress_epi32(k, at));
+		c += __builtin_popcount(k);
+	}
+	return c;
+}
+#endif
+
 /* What every mapping call uses: the kernels for this CPU and the full-distance bound. */
 struct kernels {
 	dot_fn dot;
 	project_fn project;
+	first_min_fn first_min;
+	gather_fn gather;
 	struct ikmap_bound full;	/* ikmap_float_bound(dim) */
 };
 
 static struct kernels pick_kernels(int dim)
 {
-	struct kernels k = { dot_generic, project_generic, ikmap_float_bound(dim) };
+	struct kernels k = { dot_generic, project_generic, first_min_generic, gather_generic,
+		ikmap_float_bound(dim) };
 #ifdef PRUNE_X86
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
@@ -219,6 +346,10 @@ static struct kernels pick_kernels(int dim)
 	if (__builtin_cpu_supports("avx512f")) {
 		k.dot = dot_avx512;
 		k.project = project_avx512;
+		if (!ikmap_generic_scans) {
+			k.first_min = first_min_avx512;
+			k.gather = gather_avx512;
+		}
 	}
 #endif
 	return k;
@@ -476,6 +607,9 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
 			int nnz = 0;
 			double sq = 0;
+			/* the dense path's row in the same pass: ikmap_anne_dense_row's
+			 * values, in its order (a second pass over d cost 5-10 % of the build) */
+			float *dense = pr->rows + (size_t)s * ((size_t)d + 2);
 			for (int j = 1; j <= d; j++) {
 				double c = -map->mean[j];
 				if (e < end && map->sample_index[e] == j) {
@@ -484,7 +618,10 @@ static struct ikmap_prune *build(const struct ikmap *map)
 					c = map->sample_scaled[e++] - map->mean[j];
 				}
 				sq += c * c;
+				dense[j - 1] = -2 * (float)c;
 			}
+			dense[d] = (float)sq;
+			dense[d + 1] = 1;
 			double y[PRUNE_DIRS];
 			kn.project(pr->pt, feat, val, nnz, y);
 			double yy = 0;
@@ -501,7 +638,6 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			out[p + 1] = (float)zz;
 			out[p + 2] = 1;
 			znorm[s] = sqrt(zz);
-			ikmap_anne_dense_row(map, s, pr->rows + (size_t)s * ((size_t)d + 2));
 		}
 		free(feat);
 		free(val);
@@ -643,36 +779,6 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-/* Index of the first of the n scores equal to their minimum (no NaN: finite rows). */
-static int first_min(const float *s, int n)
-{
-	enum { LANES = 16 };
-	float m[LANES];
-	int i = 0;
-	for (int l = 0; l < LANES; l++)
-		m[l] = INFINITY;
-	for (; i + LANES <= n; i += LANES)
-		for (int l = 0; l < LANES; l++)
-			m[l] = s[i + l] < m[l] ? s[i + l] : m[l];
-	float best = INFINITY;
-	for (int l = 0; l < LANES; l++)
-		best = m[l] < best ? m[l] : best;
-	for (; i < n; i++)
-		best = s[i] < best ? s[i] : best;
-	/* the block holding it by a vectorised test, then the position inside */
-	for (int i0 = 0; i0 < n; i0 += LANES) {
-		int end = n - i0 < LANES ? n : i0 + LANES, any = 0;
-		for (i = i0; i < end; i++)
-			any |= s[i] <= best;
-		if (!any)
-			continue;
-		for (i = i0; i < end; i++)
-			if (s[i] <= best)
-				return i;
-	}
-	return 0;
-}
-
 /* The cell of row r (packed in w) in partitioning k, from its lower bounds low[0..psi). */
 static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	const struct kernels *kn, const struct feature_node *row, int k, const float *low,
@@ -693,25 +799,12 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
 	 */
 	double slack = e + e1 + margin;
-	int best = first_min(low, psi);
+	int best = kn->first_min(low, psi);
 	float u = kn->dot(xrow, pr->rows + (size_t)sample[best] * ld, ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
-	int n = 1;
-	for (int i0 = 0; i0 < psi; i0 += GATHER_BLOCK) {
-		int end = psi - i0 < GATHER_BLOCK ? psi : i0 + GATHER_BLOCK;
-		/* a vectorised test first: most blocks hold no survivor */
-		int any = 0;
-		for (int i = i0; i < end; i++)
-			any |= low[i] <= thr;
-		if (!any)
-			continue;
-		for (int i = i0; i < end; i++) {
-			w->cand[n] = i;
-			n += (low[i] <= thr) & (i != best);
-		}
-	}
+	int n = 1 + kn->gather(low, psi, thr, best, w->cand + 1);
 	w->pairs += (uint64_t)psi;
 	if (n > 1 && n <= SORT_MAX) {
 		/* insertion sort of the survivors by bound (few of them) */
@@ -811,10 +904,10 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->znorm = malloc(TILE_ROWS * sizeof(double));
 	w->feature = malloc(((size_t)map->dim + 1) * sizeof(int));
 	w->value = malloc(((size_t)map->dim + 1) * sizeof(double));
-	/* psi + 1: prune_cell's branchless gather writes cand[n] for every centre
-	 * before deciding whether n moves on, so when all psi survive the best
-	 * one, visited last, is written at cand[psi] (ASan found it) */
-	w->cand = malloc(((size_t)map->psi + 1) * sizeof(int));
+	/* best, then the gather's psi entries and its slack (gather_fn): the
+	 * branchless or whole-vector writes go past the last survivor (ASan
+	 * found one at cand[psi] when every centre survived) */
+	w->cand = malloc(((size_t)map->psi + 1 + GATHER_SLACK) * sizeof(int));
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
 	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand

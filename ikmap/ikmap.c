@@ -95,9 +95,14 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 	}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = 0;
+	/* a plain comparison, not fmax (a libm call per value): check_rows
+	 * refused non-finite values, so there is no NaN to order */
 	for (int i = 0; i < n; i++)
-			for (const struct feature_node *f = rows[i]; f->index != -1; f++)
-				map->factor[f->index] = fmax(map->factor[f->index], fabs(f->value));
+		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+			double a = fabs(f->value);
+			if (a > map->factor[f->index])
+				map->factor[f->index] = a;
+		}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
 	return 0;
@@ -158,8 +163,6 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	}
 	if (!status)
 		status = ikmap_prepare(map, err);
-	if (!status)
-		status = ikmap_update_checksum(map, err);
 	free(rngs);
 	free(drawn);
 	if (status) {
@@ -276,7 +279,22 @@ int ikmap_dim(const struct ikmap *map) { return map->dim; }
 enum ikmap_method ikmap_method(const struct ikmap *map) { return map->method; }
 uint64_t ikmap_seed(const struct ikmap *map) { return map->seed; }
 int ikmap_scaled(const struct ikmap *map) { return map->scaled; }
-uint64_t ikmap_checksum(const struct ikmap *map) { return map->checksum; }
+uint64_t ikmap_checksum(const struct ikmap *map)
+{
+	if (atomic_load_explicit(&map->checksum_known, memory_order_acquire))
+		return atomic_load_explicit(&map->checksum, memory_order_relaxed);
+	/*
+	 * First request: hash now and keep it. Writing through the const
+	 * pointer is sound: every map comes from ikmap_alloc (never a const
+	 * object) and only these two atomic fields change. Threads that race
+	 * here compute and store the same value.
+	 */
+	uint64_t sum = ikmap_stored_checksum(map);
+	struct ikmap *cache = (struct ikmap *)map;
+	atomic_store_explicit(&cache->checksum, sum, memory_order_relaxed);
+	atomic_store_explicit(&cache->checksum_known, 1, memory_order_release);
+	return sum;
+}
 enum ikmap_path ikmap_path(const struct ikmap *map) { return map->path; }
 
 const double *ikmap_scale_factors(const struct ikmap *map)

@@ -75,7 +75,7 @@
  * path that is not a regular file is refused, never replaced); ikmap_load
  * reads only a regular file (never blocking on a FIFO) and verifies it
  * completely, sizes before any allocation (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
- * checksum, known as soon as a map is built, so a model file can name the
+ * checksum (hashed on the first call, then kept), so a model file can name the
  * partitioning it was trained on.
  *
  * Errors. Functions that can fail take char err[IKMAP_ERR_SIZE] (or NULL)

@@ -43,9 +43,11 @@
 #define HEADER_BYTES 56
 static const unsigned char magic[8] = { 'I', 'K', 'M', 'A', 'P', '\r', '\n', 0x1a };
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* FNV-1a of n more bytes after a hash of h (FNV_OFFSET: none yet). */
+static uint64_t fnv1a_more(uint64_t h, const unsigned char *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
 	for (size_t i = 0; i < n; i++) {
 		h ^= p[i];
 		h *= 0x100000001b3ULL;
@@ -53,20 +55,47 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 	return h;
 }
 
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+	return fnv1a_more(FNV_OFFSET, p, n);
+}
+
 /* ---- writing ---- */
 
+/* Bytes hashed at a time when only the checksum is wanted. */
+#define HASH_CHUNK 4096
+
+/*
+ * Writes either a whole file image (start NULL) or, for the checksum
+ * alone, into a chunk of HASH_CHUNK bytes at start that is hashed into
+ * hash and reused whenever it fills (so the checksum needs no buffer of
+ * the file's size and cannot fail).
+ */
 struct writer {
 	unsigned char *p;
+	unsigned char *start;
+	uint64_t hash;
 };
+
+/* Room for one more number (at most 8 bytes). */
+static void room(struct writer *w)
+{
+	if (w->start && w->p - w->start > HASH_CHUNK - 8) {
+		w->hash = fnv1a_more(w->hash, w->start, (size_t)(w->p - w->start));
+		w->p = w->start;
+	}
+}
 
 static void put_u32(struct writer *w, uint32_t v)
 {
+	room(w);
 	for (int i = 0; i < 4; i++)
 		*w->p++ = (unsigned char)(v >> (8 * i));
 }
 
 static void put_u64(struct writer *w, uint64_t v)
 {
+	room(w);
 	for (int i = 0; i < 8; i++)
 		*w->p++ = (unsigned char)(v >> (8 * i));
 }
@@ -102,61 +131,61 @@ static size_t file_bytes(const struct ikmap *map)
 	return (size_t)n;
 }
 
-/* Writes the whole file image into buf (file_bytes long), checksum included. */
-static void serialize(const struct ikmap *map, unsigned char *buf)
+/* Writes every byte of the file but the checksum (the part it covers). */
+static void put_stored(const struct ikmap *map, struct writer *w)
 {
-	struct writer w = { buf };
-	memcpy(w.p, magic, sizeof magic);
-	w.p += sizeof magic;
-	put_u32(&w, VERSION);
-	put_u32(&w, (uint32_t)map->method);
-	put_u32(&w, (uint32_t)map->t);
-	put_u32(&w, (uint32_t)map->psi);
-	put_u32(&w, (uint32_t)map->dim);
-	put_u32(&w, (uint32_t)map->scaled);
-	put_u64(&w, map->seed);
+	memcpy(w->p, magic, sizeof magic);	/* first: a chunk has room */
+	w->p += sizeof magic;
+	put_u32(w, VERSION);
+	put_u32(w, (uint32_t)map->method);
+	put_u32(w, (uint32_t)map->t);
+	put_u32(w, (uint32_t)map->psi);
+	put_u32(w, (uint32_t)map->dim);
+	put_u32(w, (uint32_t)map->scaled);
+	put_u64(w, map->seed);
 	int anne = map->method == IKMAP_ANNE;
-	put_u64(&w, anne ? (uint64_t)map->nsamples : 0);
-	put_u64(&w, anne ? sample_nnz(map) : total_nodes(map));
+	put_u64(w, anne ? (uint64_t)map->nsamples : 0);
+	put_u64(w, anne ? sample_nnz(map) : total_nodes(map));
 	if (map->scaled)
 		for (int j = 1; j <= map->dim; j++)
-			put_f64(&w, map->factor[j]);
+			put_f64(w, map->factor[j]);
 	if (anne) {
 		uint64_t nnz = sample_nnz(map), m = (uint64_t)map->t * (uint64_t)map->psi;
 		for (int s = 0; s < map->nsamples; s++)
-			put_u32(&w, (uint32_t)(map->sample_start[s + 1] - map->sample_start[s]));
+			put_u32(w, (uint32_t)(map->sample_start[s + 1] - map->sample_start[s]));
 		for (uint64_t e = 0; e < nnz; e++)
-			put_u32(&w, (uint32_t)map->sample_index[e]);
+			put_u32(w, (uint32_t)map->sample_index[e]);
 		for (uint64_t e = 0; e < nnz; e++)
-			put_f64(&w, map->sample_value[e]);
+			put_f64(w, map->sample_value[e]);
 		for (uint64_t j = 0; j < m; j++)
-			put_u32(&w, (uint32_t)map->centre[j]);
+			put_u32(w, (uint32_t)map->centre[j]);
 	} else {
 		uint64_t nodes = total_nodes(map);
 		for (int k = 0; k < map->t; k++)
-			put_u32(&w, (uint32_t)(map->tree_start[k + 1] - map->tree_start[k]));
+			put_u32(w, (uint32_t)(map->tree_start[k + 1] - map->tree_start[k]));
 		for (uint64_t i = 0; i < nodes; i++)
-			put_u32(&w, (uint32_t)map->node_feature[i]);
+			put_u32(w, (uint32_t)map->node_feature[i]);
 		for (uint64_t i = 0; i < nodes; i++)
-			put_u32(&w, (uint32_t)map->node_child[i]);
+			put_u32(w, (uint32_t)map->node_child[i]);
 		for (uint64_t i = 0; i < nodes; i++)
-			put_f64(&w, map->node_split[i]);
+			put_f64(w, map->node_split[i]);
 	}
+}
+
+/* Writes the whole file image into buf (file_bytes long), checksum included. */
+static void serialize(const struct ikmap *map, unsigned char *buf)
+{
+	struct writer w = { buf, NULL, 0 };
+	put_stored(map, &w);
 	put_u64(&w, fnv1a(buf, (size_t)(w.p - buf)));
 }
 
-int ikmap_update_checksum(struct ikmap *map, char *err)
+uint64_t ikmap_stored_checksum(const struct ikmap *map)
 {
-	size_t n = file_bytes(map);
-	unsigned char *buf = malloc(n);
-	if (!buf) {
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	serialize(map, buf);
-	map->checksum = fnv1a(buf, n - 8);
-	free(buf);
-	return 0;
+	unsigned char chunk[HASH_CHUNK];
+	struct writer w = { chunk, chunk, FNV_OFFSET };
+	put_stored(map, &w);
+	return fnv1a_more(w.hash, chunk, (size_t)(w.p - chunk));
 }
 
 int ikmap_write(const struct ikmap *map, FILE *fp, char *err)
@@ -518,7 +547,8 @@ static struct ikmap *load_checked(const unsigned char *buf, uint64_t size, const
 		ikmap_free(map);
 		map = NULL;
 	} else {
-		map->checksum = sum;
+		atomic_store_explicit(&map->checksum, sum, memory_order_relaxed);
+		atomic_store_explicit(&map->checksum_known, 1, memory_order_relaxed);
 	}
 	return map;
 }

@@ -11,6 +11,7 @@
 #ifndef IKMAP_IMPL_H
 #define IKMAP_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "ikmap.h"
@@ -40,7 +41,14 @@ struct ikmap {
 	int *node_child;	/* inner: left child (tree-relative), right is +1; leaf: leaf number */
 	double *node_split;	/* inner: go right when value >= split */
 
-	uint64_t checksum;	/* FNV-1a of the stored part as ikmap_save writes it */
+	/*
+	 * FNV-1a of the stored part as ikmap_save writes it, computed when
+	 * first asked for (ikmap_checksum) and kept: hashing is one serial
+	 * multiply per byte (about 50 ms for a 40 MB map), which a build that
+	 * only maps rows never needs. Atomic: mapping threads may ask at once.
+	 */
+	_Atomic uint64_t checksum;
+	_Atomic int checksum_known;
 
 	/*
 	 * derived: the features the stored part uses (aNNE: in a sample;
@@ -106,6 +114,14 @@ void ikmap_error(char *err, const char *fmt, ...)
 
 /* OpenMP thread count for a caller's request (<= 0: default). */
 int ikmap_threads(int requested);
+
+/*
+ * For tests: nonzero makes the mapping scans (anne_dense.c's window,
+ * anne_prune.c's lowest bound and gather) use their generic kernels even
+ * where the CPU has AVX-512, so both can be compared on one machine. Not
+ * thread-safe with mapping; cells never depend on it.
+ */
+extern int ikmap_generic_scans;
 
 /* ikmap_state.c (and ikmap_free, ikmap.h) */
 /* An empty map with every pointer NULL; NULL when out of memory. */
@@ -263,7 +279,7 @@ int ikmap_anne_gpu_map(const struct ikmap *map, struct feature_node *const *rows
 	void *cells, int threads, char *err);
 
 /* ikmap_file.c */
-/* Sets map->checksum from the stored part; 0, or -1 when out of memory. */
-int ikmap_update_checksum(struct ikmap *map, char *err);
+/* The checksum of the stored part (no allocation: it is hashed as it is serialised). */
+uint64_t ikmap_stored_checksum(const struct ikmap *map);
 
 #endif /* IKMAP_IMPL_H */

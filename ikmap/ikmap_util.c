@@ -27,6 +27,8 @@ int ikmap_threads(int requested)
 	return requested > 0 ? requested : omp_get_max_threads();
 }
 
+int ikmap_generic_scans;
+
 /*
  * Feature keys are the features themselves while span + 1 entries cost
  * little: up to 2^22 (32 MiB of eight-byte entries) or DIRECT_PER_NONZERO

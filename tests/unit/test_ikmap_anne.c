@@ -530,6 +530,67 @@ START_TEST(pruned_thread_count_does_not_matter)
 }
 END_TEST
 
+/*
+ * The scans' AVX-512 kernels (anne_dense.c's window, anne_prune.c's
+ * lowest bound and gather; where the CPU has AVX-512) give the generic
+ * kernels' cells, which equal the reference, on the plain and the pruned
+ * dense path, psi a multiple of 16 and not (the kernels' partial
+ * vectors), with ties.
+ */
+static void *cells_with_scans(struct ikmap *map, const struct data *q, int generic)
+{
+	ikmap_generic_scans = generic;
+	void *cells = map_rows(map, q, 2);
+	ikmap_generic_scans = 0;
+	return cells;
+}
+
+static void check_scans(struct ikmap *map, const struct data *train, const struct data *query,
+	int scale, int prune)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_DENSE, err) == 0, "%s", err);
+	ck_assert_msg(ikmap_anne_set_prune(map, prune, err) == 0, "%s", err);
+	ck_assert_int_eq(ikmap_anne_pruned(map), prune);
+	size_t bytes = (size_t)query->n * ikmap_t(map) * ikmap_cell_size(map);
+	void *fast = cells_with_scans(map, query, 0), *generic = cells_with_scans(map, query, 1);
+	ck_assert_msg(memcmp(fast, generic, bytes) == 0, "the scan kernels disagree (psi %d, %s)",
+		ikmap_psi(map), prune ? "pruned" : "plain");
+	ikmap_generic_scans = 1;
+	check_cells(map, train, query, scale, prune ? 3 : (int)IKMAP_PATH_DENSE);
+	ikmap_generic_scans = 0;
+	free(fast);
+	free(generic);
+}
+
+START_TEST(scan_kernels_do_not_matter)
+{
+	struct data train = prototype_data(700, 150, 10, 0.1, 41);
+	struct data query = prototype_data(250, 150, 10, 0.1, 42);
+	int psis[] = { 16, 37, 64, 100 };
+	for (int i = 0; i < 4; i++) {
+		struct ikmap *map = build(&train, 9, psis[i], 1, 19 + (uint64_t)i);
+		check_scans(map, &train, &query, 1, 0);
+		check_scans(map, &train, &query, 1, 1);
+		ikmap_free(map);
+	}
+	data_free(&train);
+	data_free(&query);
+	/* ties: binary rows from few patterns */
+	struct data base = random_data(8, 90, 0.3, 1, 1, 43);
+	struct data ties = data_new(240, 90);
+	for (int i = 0; i < ties.n; i++)
+		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
+			set(&ties, i, f->index, f->value);
+	struct ikmap *map = build(&ties, 7, 45, 0, 23);
+	check_scans(map, &ties, &ties, 0, 0);
+	check_scans(map, &ties, &ties, 0, 1);
+	ikmap_free(map);
+	data_free(&base);
+	data_free(&ties);
+}
+END_TEST
+
 START_TEST(pruning_chosen_for_wide_data_only)
 {
 	/*
@@ -580,6 +641,7 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, pruned_near_ties);
 	tcase_add_test(pruned, pruned_odd_rows);
 	tcase_add_test(pruned, pruned_thread_count_does_not_matter);
+	tcase_add_test(pruned, scan_kernels_do_not_matter);
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
 	suite_add_tcase(s, pruned);
 	return s;
