@@ -205,8 +205,22 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 	return 0;
 }
 
-/* Rows mapped per step of lik_map_rows when cells must be widened. */
-#define WIDEN_ROWS 4096
+/*
+ * Widens count 16-bit cells, stored at the start of buf, to 32-bit cells
+ * filling buf, in place. From the last cell down: cell k's 32 bits land on
+ * the bytes of 16-bit cells 2k and 2k + 1, which are >= k and so already
+ * read. memcpy, not pointer casts, so the two views never alias.
+ */
+static void widen_cells_in_place(void *buf, size_t count)
+{
+	unsigned char *bytes = buf;
+	for (size_t k = count; k-- > 0;) {
+		uint16_t narrow;
+		memcpy(&narrow, bytes + k * sizeof narrow, sizeof narrow);
+		uint32_t wide = narrow;
+		memcpy(bytes + k * sizeof wide, &wide, sizeof wide);
+	}
+}
 
 int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, size_t count,
 	uint32_t *cells, int device, int threads, struct lik_error *err)
@@ -217,29 +231,16 @@ int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, si
 	}
 	const struct ikmap *im = map->map;
 	size_t t = (size_t)ikmap_t(im);
-	if (ikmap_cell_size(im) == sizeof(uint32_t)) {
-		if (lik_map_native(im, rows, count, cells, device, threads, err) != 0)
-			return -1;
-		lik_ok(err);
-		return 0;
-	}
-	/* uint16_t cells: map a step of rows, then widen them into place */
-	size_t step = count < WIDEN_ROWS ? count : WIDEN_ROWS;
-	uint16_t *narrow = malloc((step > 0 ? step : 1) * t * sizeof *narrow);
-	if (narrow == NULL) {
-		lik_fail(err, LIK_ENOMEM, "out of memory");
+	/*
+	 * uint16_t cells (psi <= 65536) are mapped into the first half of the
+	 * caller's buffer in one call, then widened: one pass of the mapper
+	 * over all rows (its per-call setup, tiles and threads, once), and no
+	 * second buffer.
+	 */
+	if (lik_map_native(im, rows, count, cells, device, threads, err) != 0)
 		return -1;
-	}
-	for (size_t first = 0; first < count; first += step) {
-		size_t n = count - first < step ? count - first : step;
-		if (lik_map_native(im, rows + first, n, narrow, device, threads, err) != 0) {
-			free(narrow);
-			return -1;
-		}
-		for (size_t k = 0; k < n * t; k++)
-			cells[first * t + k] = narrow[k];
-	}
-	free(narrow);
+	if (ikmap_cell_size(im) != sizeof(uint32_t))
+		widen_cells_in_place(cells, count * t);
 	lik_ok(err);
 	return 0;
 }
