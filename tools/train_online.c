@@ -24,7 +24,7 @@
 #include "train_online.h"
 
 const char online_usage_text[] =
-	"Online learning (issue 23; see README \"Online learning\"):\n"
+	"Online learning (see README \"Online learning\"):\n"
 	"-s 30 : online gradient descent, hinge loss (IK-OGD with -k); one-vs-rest for multi-class;\n"
 	"\t-c is its learning rate eta (default 0.5, the paper's; a mistake adds eta*y*phi(x),\n"
 	"\tand phi.phi is the kernel in [0,1] as in the paper's OGD: see README)\n"
