@@ -174,7 +174,8 @@ class MapParams(ctypes.Structure):
 class SearchOptions(ctypes.Structure):
     _fields_ = [("patience", ctypes.c_int), ("subsample_rows", ctypes.c_int), ("confirm", ctypes.c_int),
                 ("grid_max", ctypes.c_int), ("max_psi", ctypes.c_int), ("time_budget", ctypes.c_double),
-                ("verbose", ctypes.c_int), ("on_row", ctypes.c_void_p), ("context", ctypes.c_void_p)]
+                ("verbose", ctypes.c_int), ("on_row", ctypes.c_void_p), ("context", ctypes.c_void_p),
+                ("dual_scoring", ctypes.c_int)]
 
 
 class SearchRow(ctypes.Structure):
