@@ -94,6 +94,8 @@ struct search_state {
 	size_t capacity;
 };
 
+static int best_full_row(const struct search_state *s);
+
 static int better(const struct search_state *s, double score, double than)
 {
 	if (isnan(than))
@@ -202,8 +204,14 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
  * a coarse bracket and one refinement find it in about six scores where a
  * walk from C_min takes twenty; on letter the best C on all rows lay x512
  * above the subsample's (psi 2048: 1/16 against 32), which the climb follows.
+ * The refinement runs only when the coarse best could still win: it is not
+ * below `rival` (the best score on all rows so far; NaN: none yet), as
+ * the refinement moves a score by a few rows at most (letter, psi 4096:
+ * two all-row scores saved, 95.8% against psi 2048's 95.94%).
+ * Warm starts help going up (test_dual_cd): the down leg starts cold, and
+ * the refinement goes up from the smallest C scored.
  */
-static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0,
+static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0, double rival,
 	struct walk_best *best)
 {
 	double max_C = cv_scorer_max_C(), min_C = cv_scorer_first_C(sc, s->start_C);
@@ -212,6 +220,8 @@ static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0,
 	if (score_at(s, sc, C0, best, &score) != 0)
 		return -1;
 	for (int way = 0; way < 2; way++) {
+		if (way == 1)
+			cv_scorer_forget(sc);
 		for (double C = way == 0 ? 4 * C0 : C0 / 4; C <= max_C && C >= min_C;
 			C = way == 0 ? 4 * C : C / 4) {
 			double before = best->score;
@@ -221,9 +231,11 @@ static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0,
 				break;
 		}
 	}
+	if (!isnan(rival) && better(s, rival, best->score))
+		return 0;
 	double top = best->C;
 	for (int way = 0; way < 2; way++) {
-		double C = way == 0 ? 2 * top : top / 2;
+		double C = way == 0 ? top / 2 : 2 * top;
 		if (C <= max_C && C >= min_C && score_at(s, sc, C, best, &score) != 0)
 			return -1;
 	}
@@ -234,6 +246,8 @@ static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0,
 static int kernel_walk(struct search_state *s, const struct row_set *X, const struct problem *prob,
 	double C0, struct lik_search_row *row)
 {
+	int b = prob == s->prob ? best_full_row(s) : -1;
+	double rival = b >= 0 ? s->table->rows[b].score : NAN;
 	struct parameter param = *s->param;
 	int st = scoring_solver(s);
 	if (st >= 0) {
@@ -244,7 +258,7 @@ static int kernel_walk(struct search_state *s, const struct row_set *X, const st
 	if (sc == NULL)
 		return -1;
 	struct walk_best best = { NAN, NAN };
-	int rc = C0 > 0 ? around_walk(s, sc, C0, &best) : rising_walk(s, sc, &best);
+	int rc = C0 > 0 ? around_walk(s, sc, C0, rival, &best) : rising_walk(s, sc, &best);
 	cv_scorer_free(sc);
 	if (rc != 0)
 		return -1;

@@ -391,6 +391,15 @@ double cv_scorer_first_C(const struct cv_scorer *c, double start_C)
 	return first_C(C_min, start_C, MAX_C_CLASSIFICATION);
 }
 
+void cv_scorer_forget(struct cv_scorer *c)
+{
+	for (int k = 0; k < c->s.folds.nr_fold; k++) {
+		c->s.duals[k].ready = false;
+		free(c->s.w[k]);
+		c->s.w[k] = NULL;
+	}
+}
+
 double cv_scorer_max_C(void)
 {
 	return MAX_C_CLASSIFICATION;

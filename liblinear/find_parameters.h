@@ -49,6 +49,8 @@ struct cv_scorer *cv_scorer_new(const struct row_set *X, const double *y, double
 int cv_scorer_at(struct cv_scorer *c, double C, double p, double *score);
 /* Where upstream's classification walk starts on these rows (start_C > 0: start_C). */
 double cv_scorer_first_C(const struct cv_scorer *c, double start_C);
+/* The next score starts cold (no fold model nor dual point to start from). */
+void cv_scorer_forget(struct cv_scorer *c);
 /* The largest C of upstream's classification walk (1024). */
 double cv_scorer_max_C(void);
 void cv_scorer_free(struct cv_scorer *c);
