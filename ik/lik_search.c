@@ -163,10 +163,11 @@ static int score_at(struct search_state *s, struct cv_scorer *sc, double C,
 }
 
 /*
- * Upstream's walk (C doubling from its C_min, or from start_C) with the
- * kernel's early stop: the walk ends once `patience` steps have not beaten
- * its best, counted only after the score rose above its first value and
- * from C = PATIENCE_FROM_C on (as find_parameters_rows_patient).
+ * Upstream's walk, C doubling up to 1024, but from KERNEL_FIRST_C when
+ * upstream's C_min lies below it (start_C, when given, as upstream), with
+ * the kernel's early stop: the walk ends once `patience` steps have not
+ * beaten its best, counted only after the score rose above its first value
+ * and from C = PATIENCE_FROM_C on (as find_parameters_rows_patient).
  */
 static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk_best *best)
 {
