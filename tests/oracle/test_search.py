@@ -230,7 +230,7 @@ def test_early_stop_waits_past_the_noisy_small_C(data, tmp_path):
     options = SearchOptions()
     lib.lik_search_options_default(ctypes.byref(options))
     assert (options.patience, options.subsample_rows, options.confirm, options.grid_max,
-            options.max_psi, options.time_budget) == (3, 4000, 2, 4096, 16384, 300.0)
+            options.max_psi, options.time_budget, options.dual_scoring) == (3, 4000, 2, 4096, 16384, 300.0, 1)
     options.grid_max = 512	# stage 1 up to 512, then two psi on all rows; no extension
     options.confirm = 1
     options.time_budget = 0
