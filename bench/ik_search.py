@@ -21,6 +21,7 @@ import argparse
 import lzma
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -96,13 +97,18 @@ def dataset(name):
 
 
 def run_search(path, extra, threads):
+    """stdout, wall seconds, CPU seconds (user + sys of the search), load average before it."""
     cmd = [str(REPO / "train"), "-C", "-k", "anne", "-m", str(threads)] + extra + [str(path), os.devnull]
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed: {r.stderr}")
-    return r.stdout, seconds
+    return r.stdout, seconds, cpu, load
 
 
 def exhaustive_best(name, text):
@@ -125,29 +131,34 @@ def main():
         path = dataset(name)
         stored = RESULTS / f"ik_search_exhaustive_{name}.txt"
         if a.exhaustive:
-            text, seconds = run_search(path, ["-E", "1"], a.threads)
+            text, seconds, _, _ = run_search(path, ["-E", "1"], a.threads)
             stored.write_text(text + f"# wall {seconds:.0f} s, -m {a.threads}\n")
         exhaustive = exhaustive_best(name, stored.read_text()) if stored.exists() else None
         ex_time = None
         if stored.exists():
             m = re.search(r"^# wall (\d+) s", stored.read_text(), re.M)
             ex_time = int(m.group(1)) if m else None
-        text, seconds = run_search(path, [], a.threads)
+        text, seconds, cpu, load = run_search(path, [], a.threads)
         (WORK / f"{name}.search.txt").write_text(text)
+        (RESULTS / f"ik_search_new_{name}.txt").write_text(
+            text + f"# wall {seconds:.0f} s, CPU (user + sys) {cpu:.0f} s, -m {a.threads}, "
+            f"load average {load:.2f} when it started\n")
         m = BEST.search(text)
         new = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
         verdict = "no exhaustive table"
         if exhaustive is not None:
             gap = exhaustive[2] - new[2]
             verdict = f"{gap:+.2f} points ({'ok' if gap <= 0.5 else 'OVER 0.5'})"
-        rows.append((name, seconds, new, ex_time, exhaustive, verdict))
-        print(f"{name}: new {seconds:.0f} s psi {new[0]} C {new[1]:g} CV {new[2]:g}% | exhaustive "
+        rows.append((name, seconds, cpu, load, new, ex_time, exhaustive, verdict))
+        print(f"{name}: new {seconds:.0f} s (CPU {cpu:.0f} s, load {load:.2f}) psi {new[0]} C {new[1]:g} "
+              f"CV {new[2]:g}% | exhaustive "
               f"{ex_time if ex_time is not None else '-'} s {exhaustive} | {verdict}", flush=True)
-    lines = ["| set | new search s | new (psi, C, CV %) | exhaustive s | exhaustive best (psi, C, CV %) | gap |",
+    lines = ["| set | new search: wall s (CPU s, load) | new (psi, C, CV %) | exhaustive s | "
+             "exhaustive best (psi, C, CV %) | gap |",
              "|---|---|---|---|---|---|"]
-    for name, seconds, new, ex_time, ex, verdict in rows:
+    for name, seconds, cpu, load, new, ex_time, ex, verdict in rows:
         ex_text = f"({ex[0]}, {ex[1]:g}, {ex[2]:g})" if ex else "did not finish / not run"
-        lines.append(f"| {name} | {seconds:.0f} | ({new[0]}, {new[1]:g}, {new[2]:g}) | "
+        lines.append(f"| {name} | {seconds:.0f} ({cpu:.0f}, {load:.1f}) | ({new[0]}, {new[1]:g}, {new[2]:g}) | "
                      f"{ex_time if ex_time is not None else '-'} | {ex_text} | {verdict} |")
     Path(a.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -181,16 +181,29 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  * rows, upstream's full C sweep at each). lik_search is the affordable one:
  *  1. psi = 4, 8, ... up to min(rows of the stage, options->grid_max) on a subsample of
  *     options->subsample_rows rows (drawn with the kernel's seed; all rows
- *     when there are not more), each with a C walk that stops after
- *     options->patience steps without a better CV score;
- *  2. the options->confirm best of them again on all rows (skipped when
- *     stage 1 already had all rows);
+ *     when there are not more), each with a C walk from C = 1/64 (or
+ *     start_C) that stops after options->patience steps without a better
+ *     CV score (counted from C = 1/16 on);
+ *  2. the best of them again on all rows, and the next best ones (up to
+ *     options->confirm in all) only when their subsample accuracy lies
+ *     within one standard error of the best's (skipped when stage 1
+ *     already had all rows). Each walks C about its subsample's best C:
+ *     x4 steps up and down while the score improves, then the two x2
+ *     neighbours of the best;
  *  3. while the best psi on all rows is the largest tried there, psi
- *     doubles (never past the rows nor options->max_psi) as long as its
- *     estimated time fits in options->time_budget seconds; table->note
- *     says why the grid stopped at its edge, else it is "".
+ *     doubles (never past the rows nor options->max_psi), walking C about
+ *     the best C so far, as long as its estimated time fits in
+ *     options->time_budget seconds; table->note says why the grid stopped
+ *     at its edge, else it is "";
  *  4. the plain rows (no kernel) with upstream's full sweep: exactly what
  *     find_parameters (train -C) gives on them.
+ * With options->dual_scoring (the default) the kernel's walks of -s 2 and
+ * -s 0 are scored by their dual solvers (-s 1, warm-started from C to C,
+ * and -s 7, at their default tolerance 0.1): the same problem, whose
+ * optimum the caller's solver then trains (with -R, or dual_scoring 0,
+ * the caller's solver scores the same walks). -s 11 (C and p) keeps its
+ * solver and upstream's walks from C_min, with the early stop, in every
+ * stage.
  * With kernel->psi != 0 only that psi is searched (on all rows). The
  * choice depends only on the rows, the parameters and the seed: never on
  * the threads. Scores as lik_find_parameters (accuracy in [0, 1], MSE for
@@ -206,7 +219,7 @@ struct lik_search_row {
 struct lik_search_options {
 	int patience;		/* C steps without a better score before a walk stops (3; 0: never) */
 	int subsample_rows;	/* stage 1's rows (4000) */
-	int confirm;		/* psi values confirmed on all rows (2) */
+	int confirm;		/* at most this many psi confirmed on all rows (2) */
 	int grid_max;		/* stages 1 and 2 never past it (4096) */
 	int max_psi;		/* stage 3 never past it (16384) */
 	double time_budget;	/* seconds stage 3 may be estimated to take (300) */
@@ -214,6 +227,9 @@ struct lik_search_options {
 	/* called with each row as soon as it is done (NULL: none) */
 	void (*on_row)(const struct lik_search_row *row, void *context);
 	void *context;
+	/* 1 (default): the kernel's C walks of -s 2 and -s 0 are scored by their dual
+	 * solvers (-s 1, -s 7: the same problem, much faster on mapped rows); 0: by param's */
+	int dual_scoring;
 };
 
 struct lik_search_table {

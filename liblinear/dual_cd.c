@@ -186,9 +186,10 @@ static void svc_report(const struct svc_dual *s, int iter)
 	info("nSV = %d\n", nsv);
 }
 
-int solve_l2r_svc_dual_alpha(const struct row_set *X, const double *y, double Cp, double Cn,
+/* warm: alpha holds the start point (clipped into the box), else it starts at 0. */
+static int svc_dual_from(const struct row_set *X, const double *y, double Cp, double Cn,
 	bool l1_loss, double eps, int max_iter, bool w_recalc, struct rng *rng, double *w,
-	double *alpha)
+	double *alpha, bool warm)
 {
 	size_t room = X->l > 0 ? (size_t)X->l : 1;
 	struct svc_dual s = {
@@ -204,10 +205,13 @@ int solve_l2r_svc_dual_alpha(const struct row_set *X, const double *y, double Cp
 	for (int j = 0; j < X->n; j++)
 		w[j] = 0;
 	for (int i = 0; i < X->l; i++) {
-		alpha[i] = 0;
-		s.qd[i] = rows_sqnorm(X, i) + class_of_row(&s, i)->diag;
+		const struct svc_class *c = class_of_row(&s, i);
+		alpha[i] = warm ? fmin(fmax(alpha[i], 0), c->upper) : 0;
+		s.qd[i] = rows_sqnorm(X, i) + c->diag;
 		s.index[i] = i;
 	}
+	if (warm)
+		svc_recompute_w(&s);
 	int iter;
 	int status = svc_iterate(&s, eps, max_iter, rng, &iter);
 	if (w_recalc)
@@ -216,6 +220,20 @@ int solve_l2r_svc_dual_alpha(const struct row_set *X, const double *y, double Cp
 	free(s.qd);
 	free(s.index);
 	return status;
+}
+
+int solve_l2r_svc_dual_alpha(const struct row_set *X, const double *y, double Cp, double Cn,
+	bool l1_loss, double eps, int max_iter, bool w_recalc, struct rng *rng, double *w,
+	double *alpha)
+{
+	return svc_dual_from(X, y, Cp, Cn, l1_loss, eps, max_iter, w_recalc, rng, w, alpha, false);
+}
+
+int solve_l2r_svc_dual_warm(const struct row_set *X, const double *y, double Cp, double Cn,
+	bool l1_loss, double eps, int max_iter, bool w_recalc, struct rng *rng, double *w,
+	double *alpha)
+{
+	return svc_dual_from(X, y, Cp, Cn, l1_loss, eps, max_iter, w_recalc, rng, w, alpha, true);
 }
 
 int solve_l2r_svc_dual(const struct row_set *X, const double *y, double Cp, double Cn,

@@ -19,4 +19,14 @@ int solve_l2r_svc_dual_alpha(const struct row_set *X, const double *y, double Cp
 	bool l1_loss, double eps, int max_iter, bool w_recalc, struct rng *rng, double *w,
 	double *alpha);
 
+/*
+ * The same solver started from the dual point in alpha (clipped into the
+ * box; w is rebuilt from it): the kernel search's C walks start each fold
+ * and class at its solution for the previous C. Any alpha >= 0 is feasible
+ * for the L2 loss at every C, so the start needs no other repair.
+ */
+int solve_l2r_svc_dual_warm(const struct row_set *X, const double *y, double Cp, double Cn,
+	bool l1_loss, double eps, int max_iter, bool w_recalc, struct rng *rng, double *w,
+	double *alpha);
+
 #endif /* LIBLINEAR_DUAL_CD_H */

@@ -45,6 +45,7 @@ struct search {
 	struct row_set *rows;	/* training rows of each fold */
 	double **labels;	/* their labels */
 	double **w;		/* each fold's latest weights: its next start point */
+	struct dual_warm_start *duals;	/* the SVC dual's: each fold's latest dual points */
 	double *target;		/* the CV prediction of each row */
 	int patience;		/* > 0: a walk stops after this many C without a better score */
 	double patience_from_C;	/* ... counted only from this C on */
@@ -63,7 +64,10 @@ static void search_free(struct search *s)
 			free(s->labels[k]);
 		if (s->w != NULL)
 			free(s->w[k]);
+		if (s->duals != NULL)
+			dual_warm_start_free(&s->duals[k]);
 	}
+	free(s->duals);
 	free(s->rows);
 	free(s->labels);
 	free(s->w);
@@ -83,8 +87,10 @@ static int search_init(struct search *s, const struct row_set *X, const double *
 	s->rows = calloc(nf, sizeof *s->rows);
 	s->labels = calloc(nf, sizeof *s->labels);
 	s->w = calloc(nf, sizeof *s->w);
+	s->duals = calloc(nf, sizeof *s->duals);
 	s->target = malloc((size_t)X->l * sizeof *s->target);
-	if (s->rows == NULL || s->labels == NULL || s->w == NULL || s->target == NULL) {
+	if (s->rows == NULL || s->labels == NULL || s->w == NULL || s->duals == NULL
+		|| s->target == NULL) {
 		report_error("ERROR: out of memory in parameter search\n");
 		goto fail;
 	}
@@ -112,8 +118,10 @@ static double squared_step(const double *start, const double *w, size_t count)
 static int train_fold(struct search *s, int k, double *step)
 {
 	struct parameter param = s->param;	/* folds may run at once: no shared writes */
-	param.init_sol = s->w[k];
-	struct model *m = train_rows(&s->rows[k], s->labels[k], s->bias, &param);
+	/* the dual solvers (the kernel search's scorer) take no start point: each C starts afresh */
+	param.init_sol = solver_takes_init_sol(param.solver_type) ? s->w[k] : NULL;
+	/* the SVC duals restart from the fold's last dual point (the primal ones: init_sol) */
+	struct model *m = train_rows_warm(&s->rows[k], s->labels[k], s->bias, &param, &s->duals[k]);
 	if (m == NULL)
 		return -1;
 	int slots = m->nr_class > 2 ? m->nr_class : 2;
@@ -126,6 +134,12 @@ static int train_fold(struct search *s, int k, double *step)
 	for (int j = s->folds.start[k]; j < s->folds.start[k + 1]; j++)
 		s->target[s->folds.perm[j]] = predict_values_row(m, s->X, s->folds.perm[j], dec);
 	free(dec);
+	if (!solver_takes_init_sol(param.solver_type)) {
+		/* no start point to keep: nor a step to measure (the walks' stop never looks) */
+		*step = INFINITY;
+		free_and_destroy_model(&m);
+		return 0;
+	}
 	*step = squared_step(s->w[k], m->w, model_w_size(m) * (size_t)model_nr_w(m));
 	free(s->w[k]);
 	s->w[k] = m->w;		/* the fold keeps its weights as the next start point */
@@ -331,6 +345,72 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 	*best_C = best.C;
 	*best_p = best.p;
 	*best_score = best.score;
+}
+
+/*
+ * The scorer: the same folds and fold training as the walks above, one C
+ * at a time, so a caller can choose its own C values (lik_search's short
+ * walks). Primal solvers still start from each fold's last model.
+ */
+struct cv_scorer {
+	struct search s;
+};
+
+struct cv_scorer *cv_scorer_new(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold)
+{
+	struct cv_scorer *c = malloc(sizeof *c);
+	if (c == NULL) {
+		report_error("ERROR: out of memory in parameter search\n");
+		return NULL;
+	}
+	if (search_init(&c->s, X, y, bias, param, nr_fold) != 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int cv_scorer_at(struct cv_scorer *c, double C, double p, double *score)
+{
+	bool unchanged;
+	if (evaluate(&c->s, C, p, score, &unchanged) != 0)
+		return -1;
+	if (c->s.regression)
+		info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, *score);
+	else
+		info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * *score);
+	return 0;
+}
+
+double cv_scorer_first_C(const struct cv_scorer *c, double start_C)
+{
+	int st = c->s.param.solver_type;	/* the dual of a loss starts where its primal does */
+	double scale = st == L2R_LR || st == L2R_LR_DUAL ? 1 : 2;
+	double C_min = 1 / (scale * c->s.X->l * max_row_sqnorm(c->s.X));
+	return first_C(C_min, start_C, MAX_C_CLASSIFICATION);
+}
+
+void cv_scorer_forget(struct cv_scorer *c)
+{
+	for (int k = 0; k < c->s.folds.nr_fold; k++) {
+		c->s.duals[k].ready = false;
+		free(c->s.w[k]);
+		c->s.w[k] = NULL;
+	}
+}
+
+double cv_scorer_max_C(void)
+{
+	return MAX_C_CLASSIFICATION;
+}
+
+void cv_scorer_free(struct cv_scorer *c)
+{
+	if (c == NULL)
+		return;
+	search_free(&c->s);
+	free(c);
 }
 
 LIBLINEAR_EXPORT void find_parameters(const struct problem *prob, const struct parameter *param, int nr_fold,

@@ -32,4 +32,27 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
 	double patience_from_C, double *best_C, double *best_p, double *best_score);
 
+/*
+ * One CV score at a time, on folds made once (as the walks above make
+ * them): for a caller that picks its own C values (the kernel search's
+ * short walks). param's solver may be any that train takes (the kernel
+ * search scores with the dual solvers); the solvers that take init_sol
+ * start each fold from its model at the previous C scored. Each score
+ * prints upstream's log2c line through info(). The scores depend only on
+ * the rows, the folds and the order of the calls, never on the threads.
+ */
+struct cv_scorer;
+/* NULL on error (a line through report_error). */
+struct cv_scorer *cv_scorer_new(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold);
+/* CV accuracy (a fraction) or MSE at (C, p) into *score. 0, or -1. */
+int cv_scorer_at(struct cv_scorer *c, double C, double p, double *score);
+/* Where upstream's classification walk starts on these rows (start_C > 0: start_C). */
+double cv_scorer_first_C(const struct cv_scorer *c, double start_C);
+/* The next score starts cold (no fold model nor dual point to start from). */
+void cv_scorer_forget(struct cv_scorer *c);
+/* The largest C of upstream's classification walk (1024). */
+double cv_scorer_max_C(void);
+void cv_scorer_free(struct cv_scorer *c);
+
 #endif /* LIBLINEAR_FIND_PARAMETERS_H */

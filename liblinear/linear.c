@@ -26,6 +26,7 @@
 #include "report.h"
 #include "linear.h"
 #include "linear_rows.h"
+#include "dual_cd.h"
 #include "model_shape.h"
 #include "print.h"
 #include "rng.h"
@@ -198,6 +199,8 @@ struct training_job {
 	double *w;		/* the start point on entry, the solution on return;
 				   MCSVM_CS: the whole feature-major w_size x nr_class matrix */
 	double *rho;		/* ONECLASS_SVM only: where the offset goes */
+	double *alpha;		/* the SVC dual's start and final point (train_rows_warm), or NULL */
+	bool warm;		/* alpha holds a start point */
 };
 
 static int solver_status_ok(int status)
@@ -260,8 +263,14 @@ static int after_dual_cap(const struct training_job *job, const char *primal_sol
 static int run_svc_dual(const struct training_job *job, bool l1_loss, struct rng *rng)
 {
 	memset(job->w, 0, (size_t)job->X->n * sizeof *job->w);
-	int status = solve_l2r_svc_dual(job->X, job->y, job->Cp, job->Cn, l1_loss,
-		job->param->eps, DUAL_MAX_ITER, job->param->w_recalc, rng, job->w);
+	int status = job->alpha == NULL
+		? solve_l2r_svc_dual(job->X, job->y, job->Cp, job->Cn, l1_loss,
+			job->param->eps, DUAL_MAX_ITER, job->param->w_recalc, rng, job->w)
+		: job->warm
+		? solve_l2r_svc_dual_warm(job->X, job->y, job->Cp, job->Cn, l1_loss,
+			job->param->eps, DUAL_MAX_ITER, job->param->w_recalc, rng, job->w, job->alpha)
+		: solve_l2r_svc_dual_alpha(job->X, job->y, job->Cp, job->Cn, l1_loss,
+			job->param->eps, DUAL_MAX_ITER, job->param->w_recalc, rng, job->w, job->alpha);
 	if (status != SOLVER_MAX_ITER)
 		return solver_status_ok(status);
 	return after_dual_cap(job, "-s 2", L2R_LOSS_L2SVC,
@@ -396,7 +405,8 @@ static int train_single(const struct row_set *X, const double *y,
 
 /* One-vs-rest problem k, or the single binary problem when k is 0 of 2. */
 static int train_class(const struct row_set *grouped, const struct classes *c,
-	const struct parameter *param, int k, double Cp, double Cn, double *w, double *y)
+	const struct parameter *param, int k, double Cp, double Cn, double *w, double *y,
+	struct dual_warm_start *ws)
 {
 	int l = grouped->l;
 	for (int i = 0; i < l; i++)
@@ -405,11 +415,16 @@ static int train_class(const struct row_set *grouped, const struct classes *c,
 		y[i] = +1;
 	struct training_job job = { .X = grouped, .y = y, .param = param, .Cp = Cp, .Cn = Cn,
 		.seed = RNG_DEFAULT_SEED + (uint64_t)k, .w = w };
+	if (ws != NULL && ws->alpha != NULL) {
+		job.alpha = ws->alpha + (size_t)k * (size_t)l;
+		job.warm = ws->ready;
+	}
 	return dispatch_solver(&job);
 }
 
 static int train_binary_or_ovr(const struct row_set *grouped, const struct classes *c,
-	const struct parameter *param, const double *cost, struct model *m)
+	const struct parameter *param, const double *cost, struct model *m,
+	struct dual_warm_start *ws)
 {
 	size_t w_size = model_w_size(m);
 	int nr_w = model_nr_w(m);
@@ -423,12 +438,12 @@ static int train_binary_or_ovr(const struct row_set *grouped, const struct class
 	}
 	if (c->nr_class == 2) {
 		start_point(param, 0, 1, w_size, m->w);
-		rc = train_class(grouped, c, param, 0, cost[0], cost[1], m->w, y);
+		rc = train_class(grouped, c, param, 0, cost[0], cost[1], m->w, y, ws);
 		goto done;
 	}
 	for (int k = 0; k < c->nr_class; k++) {
 		start_point(param, k, nr_w, w_size, wk);
-		if (train_class(grouped, c, param, k, cost[k], param->C, wk, y) != 0)
+		if (train_class(grouped, c, param, k, cost[k], param->C, wk, y, ws) != 0)
 			goto done;
 		for (size_t j = 0; j < w_size; j++)
 			m->w[j * (size_t)nr_w + (size_t)k] = wk[j];
@@ -468,8 +483,36 @@ static bool is_identity(const int *perm, int l)
 	return true;
 }
 
+/*
+ * ws (or NULL): the SVC duals' points, one block of X->l per binary
+ * problem, kept from one call to the next on the same rows and labels
+ * (the classes, hence the grouped order of the rows, are the same).
+ */
+static int prepare_warm(struct dual_warm_start *ws, const struct row_set *X,
+	const struct classes *c, const struct parameter *param)
+{
+	int st = param->solver_type;
+	size_t problems = c->nr_class == 2 ? 1 : (size_t)c->nr_class;
+	size_t size = problems * (size_t)(X->l > 0 ? X->l : 1);
+	/* the L1 loss's box moves with C: a warm start cost it twice the passes (test_dual_cd) */
+	if (st != L2R_L2LOSS_SVC_DUAL)
+		return 0;	/* no dual point to keep: a cold start, as train_rows */
+	if (ws->alpha != NULL && ws->size == size)
+		return 0;
+	free(ws->alpha);
+	ws->ready = false;
+	ws->size = 0;
+	ws->alpha = malloc(size * sizeof *ws->alpha);
+	if (ws->alpha == NULL) {
+		report_nomem();
+		return -1;
+	}
+	ws->size = size;
+	return 0;
+}
+
 static int train_classes(const struct row_set *X, const double *y,
-	const struct parameter *param, struct model *m)
+	const struct parameter *param, struct model *m, struct dual_warm_start *ws)
 {
 	struct classes c;
 	if (group_classes(X->l, y, &c) != 0)
@@ -492,10 +535,16 @@ static int train_classes(const struct row_set *X, const double *y,
 		}
 		own_grouped = true;
 	}
-	if (param->solver_type == MCSVM_CS)
+	if (param->solver_type == MCSVM_CS) {
 		rc = train_all_classes(&grouped, &c, param, cost, m);
-	else
-		rc = train_binary_or_ovr(&grouped, &c, param, cost, m);
+	} else {
+		if (ws != NULL && prepare_warm(ws, X, &c, param) != 0)
+			goto done;
+		rc = train_binary_or_ovr(&grouped, &c, param, cost, m,
+			ws != NULL && ws->alpha != NULL ? ws : NULL);
+		if (rc == 0 && ws != NULL && ws->alpha != NULL)
+			ws->ready = true;
+	}
 done:
 	if (own_grouped)
 		rows_free_subset(&grouped);
@@ -519,8 +568,8 @@ static int check_feature_indices(const struct row_set *X)
 	return 0;
 }
 
-struct model *train_rows(const struct row_set *X, const double *y, double bias,
-	const struct parameter *param)
+static struct model *train_rows_from(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, struct dual_warm_start *ws)
 {
 	if (check_feature_indices(X) != 0)
 		return NULL;
@@ -538,10 +587,28 @@ struct model *train_rows(const struct row_set *X, const double *y, double bias,
 	int s = param->solver_type;
 	int rc = solver_is_regression(s) || s == ONECLASS_SVM
 		? train_single(X, y, param, m)
-		: train_classes(X, y, param, m);
+		: train_classes(X, y, param, m, ws);
 	if (rc != 0)
 		free_and_destroy_model(&m);
 	return m;
+}
+
+struct model *train_rows(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param)
+{
+	return train_rows_from(X, y, bias, param, NULL);
+}
+
+struct model *train_rows_warm(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, struct dual_warm_start *ws)
+{
+	return train_rows_from(X, y, bias, param, ws);
+}
+
+void dual_warm_start_free(struct dual_warm_start *ws)
+{
+	free(ws->alpha);
+	*ws = (struct dual_warm_start){ NULL, 0, false };
 }
 
 LIBLINEAR_EXPORT struct model *train(const struct problem *prob, const struct parameter *param)

@@ -14,12 +14,32 @@
 #ifndef LIBLINEAR_LINEAR_ROWS_H
 #define LIBLINEAR_LINEAR_ROWS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include "linear.h"
 #include "rows.h"
 
 /* NULL when out of memory (after a message on stderr). */
 struct model *train_rows(const struct row_set *X, const double *y, double bias,
 	const struct parameter *param);
+
+/*
+ * train_rows, with the L2-loss SVC dual solver (-s 1) started from the dual
+ * points that ws kept from the previous call on the same rows and labels
+ * (the first call, or another solver: a cold start). For a search that
+ * trains one fold at a growing or shrinking C: a warm start saves most of
+ * the coordinate-descent passes, and the solution is the same problem's
+ * within the solver's tolerance. ws starts as { 0 }; dual_warm_start_free
+ * frees it.
+ */
+struct dual_warm_start {
+	double *alpha;	/* one block of l per binary problem */
+	size_t size;
+	bool ready;	/* alpha holds the last call's points */
+};
+struct model *train_rows_warm(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, struct dual_warm_start *ws);
+void dual_warm_start_free(struct dual_warm_start *ws);
 
 /* target[i] = the prediction for row i from the fold model that did not see it.
  * Returns 0, or -1 when out of memory. */

@@ -174,7 +174,8 @@ class MapParams(ctypes.Structure):
 class SearchOptions(ctypes.Structure):
     _fields_ = [("patience", ctypes.c_int), ("subsample_rows", ctypes.c_int), ("confirm", ctypes.c_int),
                 ("grid_max", ctypes.c_int), ("max_psi", ctypes.c_int), ("time_budget", ctypes.c_double),
-                ("verbose", ctypes.c_int), ("on_row", ctypes.c_void_p), ("context", ctypes.c_void_p)]
+                ("verbose", ctypes.c_int), ("on_row", ctypes.c_void_p), ("context", ctypes.c_void_p),
+                ("dual_scoring", ctypes.c_int)]
 
 
 class SearchRow(ctypes.Structure):
@@ -229,7 +230,7 @@ def test_early_stop_waits_past_the_noisy_small_C(data, tmp_path):
     options = SearchOptions()
     lib.lik_search_options_default(ctypes.byref(options))
     assert (options.patience, options.subsample_rows, options.confirm, options.grid_max,
-            options.max_psi, options.time_budget) == (3, 4000, 2, 4096, 16384, 300.0)
+            options.max_psi, options.time_budget, options.dual_scoring) == (3, 4000, 2, 4096, 16384, 300.0, 1)
     options.grid_max = 512	# stage 1 up to 512, then two psi on all rows; no extension
     options.confirm = 1
     options.time_budget = 0
