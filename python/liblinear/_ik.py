@@ -10,7 +10,7 @@ OSError, LIK_ENOMEM -> MemoryError.
 import ctypes
 import os
 import re
-from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import CFUNCTYPE, POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
 
 import numpy as np
 
@@ -36,6 +36,26 @@ class lik_error(Structure):
 class lik_map_params(Structure):
     _fields_ = [('kernel', c_int), ('t', c_int), ('psi', c_int), ('seed', c_uint64), ('scale', c_int),
                 ('device', c_int), ('threads', c_int)]
+
+
+class lik_search_row(Structure):
+    _fields_ = [('psi', c_int), ('rows', c_int), ('C', c_double), ('p', c_double), ('score', c_double),
+                ('seconds', c_double)]
+
+
+_SEARCH_ROW_FUN = CFUNCTYPE(None, POINTER(lik_search_row), c_void_p)
+
+
+class lik_search_options(Structure):
+    _fields_ = [('patience', c_int), ('subsample_rows', c_int), ('confirm', c_int), ('grid_max', c_int),
+                ('max_psi', c_int), ('time_budget', c_double), ('verbose', c_int),
+                ('on_row', _SEARCH_ROW_FUN), ('context', c_void_p), ('dual_scoring', c_int)]
+
+
+class lik_search_table(Structure):
+    _fields_ = [('count', c_size_t), ('rows', POINTER(lik_search_row)), ('best', c_size_t),
+                ('plain', c_size_t), ('at_edge', c_int), ('note', c_char * LIK_MESSAGE_SIZE),
+                ('best_map', c_void_p)]
 
 
 _lib = _core._kernel_library
@@ -96,6 +116,11 @@ if _lib is not None:
     _proto('lik_find_parameters', c_int,
            [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), c_int, c_double, c_double,
             POINTER(c_int), POINTER(c_double), POINTER(c_double), POINTER(c_double), _ERR])
+    _proto('lik_search_options_default', None, [POINTER(lik_search_options)])
+    _proto('lik_search', POINTER(lik_search_table),
+           [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), c_int, c_double, c_double,
+            POINTER(lik_search_options), _ERR])
+    _proto('lik_search_table_free', None, [POINTER(POINTER(lik_search_table))])
     _proto('lik_model_assemble', _MODEL_P, [POINTER(model), _MAP_P, _ERR])
     _proto('lik_model_free', None, [POINTER(_MODEL_P)])
     _proto('lik_model_linear', POINTER(model), [_MODEL_P])
@@ -484,7 +509,7 @@ def train(prob, param):
     """train() with -k (or -s 30 without it, so that its model is the library's and can be updated
     in place by online_update): a model, the cross-validation's ACC/MSE, or the search's
     (C, p, score, psi)."""
-    from .liblinearutil import report_cross_validation, report_parameter_search
+    from .liblinearutil import report_cross_validation
     options = param.ik
     if options is None:
         return _train_plain(prob, param)
@@ -493,19 +518,7 @@ def train(prob, param):
     _lib.lik_set_print_string_function(param.print_func)
     err = lik_error()
     if param.flag_find_parameters:
-        kernel = options.params(psi=options.psi if options.psi is not None else 0)
-        if options.psi is None:
-            kernel.psi = 0  # search psi too, as train -C -k without -g
-        best_psi, best_C, best_p, best_score = c_int(), c_double(), c_double(), c_double()
-        start_C = param.C if param.flag_C_specified else -1.0
-        start_p = param.p if param.flag_p_specified else -1.0
-        if _lib.lik_find_parameters(byref(prob), byref(param), byref(kernel), param.nr_fold, start_C, start_p,
-                                    byref(best_psi), byref(best_C), byref(best_p), byref(best_score),
-                                    byref(err)) != 0:
-            _raise(err)
-        C, p, score = report_parameter_search(param.solver_type, best_C.value, best_p.value, best_score.value,
-                                              best_psi=best_psi.value)
-        return C, p, score, best_psi.value
+        return _search(prob, param, options)
     kernel = options.params()
     if param.flag_cross_validation:
         target = (c_double * max(prob.l, 1))()
@@ -520,6 +533,73 @@ def train(prob, param):
     m._ik_device = options.device
     m._ik_threads = options.threads
     return m
+
+
+SEARCH_ROW_FIELDS = ('psi', 'rows', 'C', 'p', 'score', 'seconds')
+
+# The table of the last train(..., '-C -k ...') in this process: a list of dicts with
+# SEARCH_ROW_FIELDS, in the order the search ran them, the plain baseline (psi 0) last.
+last_search_table = []
+
+
+def _search_row_line(row, regression):
+    """The program's line for one psi of train -C -k (tools/train.c prints the same)."""
+    if regression:
+        return "psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)" % (
+            row.psi, row.C, row.p, row.score, row.rows, row.seconds)
+    return "psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)" % (
+        row.psi, row.C, 100.0 * row.score, row.rows, row.seconds)
+
+
+def _search(prob, param, options):
+    """train -C -k: lik_search, printed as the program prints it; returns (C, p, score, psi).
+
+    The lines are the program's from the first psi line to the advice (not its
+    'Doing parameter search' header nor its 'best model:' command, which name
+    files), then an empty line as upstream's Python prints after its Best line."""
+    global last_search_table
+    regression = param.solver_type == _core.solver_names.L2R_L2LOSS_SVR
+    kernel = options.params(psi=options.psi if options.psi is not None else 0)
+    if options.psi is None:
+        kernel.psi = 0  # search psi too, as train -C -k without -g
+    start_C = param.C if param.flag_C_specified else -1.0
+    start_p = param.p if param.flag_p_specified else -1.0
+    search_options = lik_search_options()
+    _lib.lik_search_options_default(byref(search_options))
+
+    def on_row(row, context):
+        if row.contents.psi != 0:  # the plain baseline is printed at the end
+            print(_search_row_line(row.contents, regression), flush=True)
+
+    callback = _SEARCH_ROW_FUN(on_row)  # kept alive until lik_search returns
+    search_options.on_row = callback
+    err = lik_error()
+    table = _lib.lik_search(byref(prob), byref(param), byref(kernel), param.nr_fold, start_C, start_p,
+                            byref(search_options), byref(err))
+    if not table:
+        _raise(err)
+    try:
+        t = table.contents
+        rows = [t.rows[i] for i in range(t.count)]
+        last_search_table = [{name: getattr(r, name) for name in SEARCH_ROW_FIELDS} for r in rows]
+        best, plain = rows[t.best], rows[t.plain]
+        if regression:
+            print("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g" % (best.psi, best.C, best.p, best.score))
+        else:
+            print("Best psi = %d  Best C = %g  CV accuracy = %g%%" % (best.psi, best.C, 100.0 * best.score))
+        if t.at_edge and options.psi is None:
+            print("note: %s" % (t.note.decode('utf-8', 'replace') or "the best psi is the largest tried"))
+        if regression:
+            print("plain linear: best C = %g, best p = %g, CV MSE = %g" % (plain.C, plain.p, plain.score))
+        else:
+            print("plain linear: best C = %g, CV accuracy = %g%%" % (plain.C, 100.0 * plain.score))
+        wins = best.score < plain.score if regression else best.score > plain.score
+        if not wins:
+            print("the kernel does not beat plain linear training on this data: train without -k")
+        print("")
+        return best.C, best.p, best.score, best.psi
+    finally:
+        _lib.lik_search_table_free(byref(table))
 
 
 def save_model(model_file_name, m):

@@ -6,6 +6,7 @@ import ctypes
 import math
 import os
 import pickle
+import re
 import subprocess
 from pathlib import Path
 
@@ -117,16 +118,49 @@ def test_cross_validation_and_search(heart, capfd):
     mse = train(y, x, "-k anne -t 30 -g 16 -s 11 -v 5 -q")
     out = capfd.readouterr().out
     assert out.startswith("Cross Validation Mean squared error = %g\n" % mse)
-    # -C with -g: C only, psi as given
+    # -C with -g: C only, psi as given (lines: see test_search_prints_the_programs_lines)
     C, p, score, psi = train(y, x, "-k anne -t 20 -g 16 -C -q")
     assert psi == 16 and p == -1.0 and 0.6 <= score <= 1.0 and C > 0
-    assert capfd.readouterr().out == "Best psi = 16  Best C = %g  CV accuracy = %g%%\n\n" % (C, 100 * score)
+    assert "\nBest psi = 16  Best C = %g  CV accuracy = %g%%\n" % (C, 100 * score) in capfd.readouterr().out
     # -C without -g searches psi too (4, 8, ... up to the rows)
     C, p, score, psi = train(y, x, "-k anne -t 20 -C -q")
     assert psi in (4, 8, 16, 32, 64, 128, 256)
-    assert capfd.readouterr().out == "Best psi = %d  Best C = %g  CV accuracy = %g%%\n\n" % (psi, C, 100 * score)
+    assert "\nBest psi = %d  Best C = %g  CV accuracy = %g%%\n" % (psi, C, 100 * score) in capfd.readouterr().out
     C, p, score, psi = train(y, x, "-k anne -t 20 -g 8 -C -s 11 -q")
-    assert capfd.readouterr().out == "Best psi = 8  Best C = %g Best p = %g  CV MSE = %g\n\n" % (C, p, score)
+    assert "\nBest psi = 8  Best C = %g Best p = %g  CV MSE = %g\n" % (C, p, score) in capfd.readouterr().out
+
+
+def _without_seconds(lines):
+    """The search's psi lines end with '(N rows, S s)': the seconds vary from run to run."""
+    return [re.sub(r", [0-9.]+ s\)$", ", S s)", line) for line in lines]
+
+
+def test_search_prints_the_programs_lines(data, programs, heart, capfd):
+    """train -C -k from Python runs the program's staged search (lik_search): the same lines
+    from the first psi line to the advice, an empty line after them (as upstream's Python
+    after its Best line), the same returned values as the Best line, and the whole table in
+    liblinear._ik.last_search_table (the plain baseline, psi 0, last)."""
+    from liblinear import _ik
+    y, x = heart
+    for options in (["-k", "anne", "-t", 20], ["-k", "iforest", "-t", 10, "-s", 0, "-B", 1],
+                    ["-k", "anne", "-t", 10, "-g", 8, "-s", 11], ["-k", "anne", "-t", 10, "-g", 16]):
+        capfd.readouterr()
+        C, p, score, psi = train(y, x, " ".join(str(o) for o in options) + " -C -q")
+        ours = capfd.readouterr().out.split("\n")
+        run = program(programs, "train", *options, "-C", "-q", data["heart"], os.devnull)
+        assert run.returncode == 0, run.stderr
+        theirs = run.stdout.splitlines()
+        assert theirs[0].startswith("Doing parameter search") and theirs[-1].startswith("best model: ")
+        assert ours[-2:] == ["", ""]  # the lines, an empty line, and the final newline
+        assert _without_seconds(ours[:-2]) == _without_seconds(theirs[1:-1])
+        best = [line for line in ours if line.startswith("Best psi = ")]
+        assert len(best) == 1 and best[0].startswith("Best psi = %d  Best C = %g" % (psi, C))
+        table = _ik.last_search_table
+        assert table[-1]["psi"] == 0 and sum(1 for r in table if r["psi"] == 0) == 1
+        chosen = [r for r in table if r["psi"] == psi and r["rows"] == 270 and r["C"] == C and r["score"] == score]
+        assert chosen, table
+        psi_lines = [line for line in ours if line.startswith("psi = ")]
+        assert len(psi_lines) == len(table) - 1
 
 
 def test_cross_validation_matches_the_program(data, programs, heart, capfd):
@@ -138,16 +172,6 @@ def test_cross_validation_matches_the_program(data, programs, heart, capfd):
     run = program(programs, "train", "-k", "iforest", "-t", 30, "-g", 16, "-v", 5, "-q", data["heart"])
     assert run.returncode == 0, run.stderr
     assert run.stdout == ours
-    # -C: the search's result line is the last line of the program's exhaustive search (-E 1:
-    # Python's train runs lik_find_parameters, not yet the staged lik_search that is the
-    # program's default; Python adds an empty line, as upstream's)
-    for options in (["-k", "anne", "-t", 5, "-g", 8, "-s", 0, "-B", 1], ["-k", "anne", "-t", 5, "-e", 0.1]):
-        capfd.readouterr()
-        train(y, x, " ".join(str(o) for o in options) + " -C -q")
-        ours = capfd.readouterr().out
-        run = program(programs, "train", *options, "-C", "-E", 1, "-q", data["heart"])
-        assert run.returncode == 0, run.stderr
-        assert ours == run.stdout.splitlines()[-1] + "\n\n"
 
 
 def test_k_none_is_a_plain_model(heart):
