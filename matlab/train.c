@@ -5,7 +5,9 @@
  *
  * Returns the model struct (lik_mex.h), or with -v the cross-validation
  * accuracy (%) or mean squared error, or with -C [best C; best p; score]
- * (and best psi as a fourth element with -k). Failures raise an error
+ * (and best psi as a fourth element with -k, where the search is the
+ * train program's, lik_search, and [result, table] = train(...) also
+ * gives its table). Failures raise an error
  * with upstream's message (bad options print the usage first).
  */
 #include <limits.h>
@@ -94,6 +96,7 @@ struct call {
 	struct mex_rows rows;
 	double *target;
 	struct lik_model *model;
+	struct lik_search_table *table;	/* -C -k's */
 	int saved_threads;	/* OpenMP's default before -m changed it; 0: unchanged */
 	struct lik_error err;
 };
@@ -108,6 +111,7 @@ static void release(struct call *c)
 	mex_rows_free(&c->rows);
 	free(c->target);
 	lik_model_free(&c->model);
+	lik_search_table_free(&c->table);
 #ifdef _OPENMP
 	/* -m is for this call: the interpreter's later calls get the default back */
 	if (c->saved_threads > 0)
@@ -152,11 +156,86 @@ static double cross_validation_result(const struct problem *prob, int solver_typ
 	return 100.0 * correct / l;
 }
 
+/* One line per psi as lik_search finishes it, as the train program prints it. */
+static void print_search_row(const struct lik_search_row *r, void *context)
+{
+	const int *regression = context;
+	if (r->psi == 0)
+		return;		/* the plain baseline: printed after the best */
+	if (*regression)
+		mexPrintf("psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)\n",
+			r->psi, r->C, r->p, r->score, r->rows, r->seconds);
+	else
+		mexPrintf("psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)\n",
+			r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
+}
+
+/*
+ * -C -k: lik_search, the train program's staged search, printed as the
+ * program prints it (up to its advice; not its "best model:" line, which
+ * names files). Returns [C; p; score; psi]; a second output, when asked
+ * for, is the whole table, a row per search row: [psi rows C p score
+ * seconds], the plain baseline (psi 0) last.
+ */
+static void kernel_search(struct call *c, const struct problem *prob,
+	const struct lik_map_params *kernel, int nlhs, mxArray *plhs[])
+{
+	int regression = c->opt.param.solver_type == L2R_L2LOSS_SVR;
+	struct lik_map_params at = *kernel;
+	if (!c->opt.psi_given)
+		at.psi = 0;	/* search psi too, as train -C -k without -g */
+	struct lik_search_options so;
+	lik_search_options_default(&so);
+	so.on_row = print_search_row;
+	so.context = &regression;
+	double start_C = c->opt.C_specified ? c->opt.param.C : -1.0;
+	double start_p = c->opt.p_specified ? c->opt.param.p : -1.0;
+	c->table = lik_search(prob, &c->opt.param, &at, c->opt.nr_fold, start_C, start_p, &so, &c->err);
+	if (c->table == NULL)
+		fail(c, "liblinear:train:search");
+	mex_print_end();
+	const struct lik_search_table *t = c->table;
+	const struct lik_search_row *best = &t->rows[t->best];
+	const struct lik_search_row *plain = &t->rows[t->plain];
+	if (regression)
+		mexPrintf("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+			best->psi, best->C, best->p, best->score);
+	else
+		mexPrintf("Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
+			best->psi, best->C, 100.0 * best->score);
+	if (t->at_edge && !c->opt.psi_given)
+		mexPrintf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
+	if (regression)
+		mexPrintf("plain linear: best C = %g, best p = %g, CV MSE = %g\n",
+			plain->C, plain->p, plain->score);
+	else
+		mexPrintf("plain linear: best C = %g, CV accuracy = %g%%\n", plain->C, 100.0 * plain->score);
+	if (regression ? !(best->score < plain->score) : !(best->score > plain->score))
+		mexPrintf("the kernel does not beat plain linear training on this data: train without -k\n");
+	plhs[0] = mxCreateDoubleMatrix(4, 1, mxREAL);
+	double *out = mxGetPr(plhs[0]);
+	out[0] = best->C;
+	out[1] = best->p;
+	out[2] = best->score;
+	out[3] = best->psi;
+	if (nlhs > 1) {
+		size_t n = t->count;
+		plhs[1] = mxCreateDoubleMatrix(n, 6, mxREAL);
+		double *m = mxGetPr(plhs[1]);	/* column-major */
+		for (size_t i = 0; i < n; i++) {
+			const struct lik_search_row *r = &t->rows[i];
+			const double row[6] = { r->psi, r->rows, r->C, r->p, r->score, r->seconds };
+			for (size_t j = 0; j < 6; j++)
+				m[j * n + i] = row[j];
+		}
+	}
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
 	struct call c;
 	memset(&c, 0, sizeof c);
-	if (nlhs > 1 || nrhs < 2 || nrhs > 4) {
+	if (nlhs > 2 || nrhs < 2 || nrhs > 4) {
 		mexPrintf("%s", usage_text);
 		mex_error_set(&c.err, LIK_EINVAL, "train: wrong number of arguments (see the usage above)");
 		fail(&c, "liblinear:train:usage");
@@ -231,49 +310,34 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 	const struct lik_map_params *kernel = c.opt.kernel_on ? &c.opt.kernel : NULL;
 	struct problem *trained = &prob;
 
-	if (c.opt.find_parameters) {
-		struct lik_map_params search;
-		if (kernel) {
-			search = *kernel;
-			if (!c.opt.psi_given)
-				search.psi = 0;	/* search psi too, as train -C -k without -g */
-		}
+	if (nlhs > 1 && !(c.opt.find_parameters && kernel)) {
+		mexPrintf("%s", usage_text);
+		mex_error_set(&c.err, LIK_EINVAL,
+			"train: a second output is only given by -C with -k (the search's table)");
+		fail(&c, "liblinear:train:usage");
+	}
+	if (c.opt.find_parameters && kernel) {
+		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
+		kernel_search(&c, trained, kernel, nlhs, plhs);
+	} else if (c.opt.find_parameters) {
 		double start_C = c.opt.C_specified ? c.opt.param.C : -1.0;
 		double start_p = c.opt.p_specified ? c.opt.param.p : -1.0;
 		int best_psi = 0;
 		double best_C, best_p, best_score;
 		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
-		if (lik_find_parameters(trained, &c.opt.param, kernel ? &search : NULL, c.opt.nr_fold,
+		if (lik_find_parameters(trained, &c.opt.param, NULL, c.opt.nr_fold,
 			start_C, start_p, &best_psi, &best_C, &best_p, &best_score, &c.err) != 0)
 			fail(&c, "liblinear:train:search");
 		mex_print_end();
-		if (kernel) {
-			/*
-			 * The program prints one line per psi tried and then the best;
-			 * the API prints the per-psi lines of a psi search, and this
-			 * one line stands for the single psi that -g fixed.
-			 */
-			const char *prefixes[2] = { "", "Best " };
-			for (int line = c.opt.psi_given ? 0 : 1; line < 2; line++) {
-				if (c.opt.param.solver_type == L2R_L2LOSS_SVR)
-					mexPrintf("%spsi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
-						prefixes[line], best_psi, best_C, best_p, best_score);
-				else
-					mexPrintf("%spsi = %d  Best C = %g  CV accuracy = %g%%\n",
-						prefixes[line], best_psi, best_C, 100.0 * best_score);
-			}
-		} else if (c.opt.param.solver_type == L2R_L2LOSS_SVR) {
+		if (c.opt.param.solver_type == L2R_L2LOSS_SVR)
 			mexPrintf("Best C = %g Best p = %g  CV MSE = %g\n", best_C, best_p, best_score);
-		} else {
+		else
 			mexPrintf("Best C = %g  CV accuracy = %g%%\n", best_C, 100.0 * best_score);
-		}
-		plhs[0] = mxCreateDoubleMatrix(kernel ? 4 : 3, 1, mxREAL);
+		plhs[0] = mxCreateDoubleMatrix(3, 1, mxREAL);
 		double *out = mxGetPr(plhs[0]);
 		out[0] = best_C;
 		out[1] = best_p;
 		out[2] = best_score;
-		if (kernel)
-			out[3] = best_psi;
 	} else if (c.opt.cross_validation) {
 		c.target = malloc((prob.l ? (size_t)prob.l : 1) * sizeof *c.target);
 		if (!c.target) {

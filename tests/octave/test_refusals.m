@@ -157,6 +157,17 @@ function test_refusals(ctx)
   delete([file '.ik']);
   expect_error(@() loadmodel(file), 'can''t load model');
 
+  % a second output of train only with -C -k (the search's table): upstream's usage otherwise
+  for options = {'-q', '-v 5 -q', '-C -q'}
+    raised = '';
+    try
+      evalc('[first, second] = train(y, X, options{1});');
+    catch err
+      raised = err.message;
+    end
+    assert(~isempty(strfind(raised, 'only given by -C with -k')), '%s: "%s"', options{1}, raised);
+  end
+
   % after all that, Octave and the functions work as before
   assert(isequal(predict(y, X, good, '-q'), expected));
 end
