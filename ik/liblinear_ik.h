@@ -116,6 +116,28 @@ struct lik_map *lik_map_build(const struct problem *prob, const struct lik_map_p
 int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, size_t count,
 	uint32_t *cells, int device, int threads, struct lik_error *err);
 
+/*
+ * Dense input: rows of a row-major matrix of doubles, row r's feature j
+ * (1-based) at x[r*ld + j - 1], j <= cols, ld >= cols. A zero is an
+ * absent feature, so a dense row means exactly its sparse form (its
+ * nonzeros, ascending): these give what lik_map_build and lik_map_rows
+ * give on that form, bit for bit (the same map bytes and checksum, the
+ * same cells), whatever the threads. Non-finite values are refused
+ * (LIK_EDATA, naming the first in row-major order), in every column.
+ *
+ * lik_map_build_dense: a map of the n rows, whose dim is the largest
+ * column holding a nonzero (as a sparse problem's n without bias; no
+ * nonzero at all is LIK_EDATA, psi > n LIK_EINVAL; n above INT_MAX or a
+ * dim above 2^31 - 2 is LIK_EINVAL). NULL on error.
+ * lik_map_rows_dense: the cells of count rows, as lik_map_rows (columns
+ * above the map's dim are ignored; cols above INT_MAX is LIK_EINVAL);
+ * x may be NULL when count is 0. 0, or -1.
+ */
+struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size_t ld,
+	const struct lik_map_params *params, struct lik_error *err);
+int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count, size_t cols,
+	size_t ld, uint32_t *cells, int device, int threads, struct lik_error *err);
+
 void lik_map_free(struct lik_map **map);
 
 int lik_map_kernel(const struct lik_map *map);	/* enum lik_kernel */

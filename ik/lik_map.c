@@ -245,6 +245,90 @@ int lik_map_rows(const struct lik_map *map, struct feature_node *const *rows, si
 	return 0;
 }
 
+struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size_t ld,
+	const struct lik_map_params *params, struct lik_error *err)
+{
+	if (params == NULL || (n > 0 && x == NULL)) {
+		lik_fail(err, LIK_EINVAL, "no rows or no map parameters given");
+		return NULL;
+	}
+	if (check_params(params, err) != 0)
+		return NULL;
+	if (n > INT_MAX) {
+		lik_fail(err, LIK_EINVAL, "%zu rows: a map is built on at most %d", n, INT_MAX);
+		return NULL;
+	}
+	if (ld < cols) {
+		lik_fail(err, LIK_EINVAL, "leading dimension %zu is below the %zu columns", ld, cols);
+		return NULL;
+	}
+	if (n < 1) {
+		lik_fail(err, LIK_EDATA, "no training rows");
+		return NULL;
+	}
+	if (params->psi > (int)n) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%zu)",
+			params->psi, n);
+		return NULL;
+	}
+	int dim = ikmap_dense_width(x, n, cols, ld);
+	if (dim < 0) {
+		lik_fail(err, LIK_EINVAL, "a nonzero in a column above %d: too wide for a map",
+			IKMAP_MAX_DIM);
+		return NULL;
+	}
+	if (dim < 1) {
+		lik_fail(err, LIK_EDATA, "-k needs training rows with at least one feature");
+		return NULL;
+	}
+	struct ikmap_params p = {0};
+	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	p.t = params->t;
+	p.psi = params->psi;
+	p.seed = params->seed;
+	p.scale = params->scale;
+	p.threads = params->threads;
+	char why[IKMAP_ERR_SIZE];
+	struct ikmap *map = ikmap_build_dense(x, (int)n, dim, ld, &p, why);
+	if (map == NULL) {
+		lik_fail_ikmap(err, LIK_EDATA, why);
+		return NULL;
+	}
+	struct lik_map *m = lik_map_wrap(map, err);
+	if (m != NULL)
+		lik_ok(err);
+	return m;
+}
+
+int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count, size_t cols,
+	size_t ld, uint32_t *cells, int device, int threads, struct lik_error *err)
+{
+	if (map == NULL || (count > 0 && (x == NULL || cells == NULL))) {
+		lik_fail(err, LIK_EINVAL, "no map, rows or cells given");
+		return -1;
+	}
+	if (cols > INT_MAX || ld < cols) {
+		lik_fail(err, LIK_EINVAL, "%zu columns with leading dimension %zu: at most %d columns,"
+			" and ld >= columns", cols, ld, INT_MAX);
+		return -1;
+	}
+	enum ikmap_device on;
+	if (lik_device_of(device, &on, err) != 0)
+		return -1;
+	const struct ikmap *im = map->map;
+	char why[IKMAP_ERR_SIZE];
+	/* 16-bit cells into the buffer's first half, then widened, as lik_map_rows does */
+	int status = ikmap_map_dense_on(im, x, count, (int)cols, ld, cells, threads, on, why);
+	if (status != 0) {
+		lik_fail_ikmap(err, status == -2 ? LIK_EDATA : LIK_EDEVICE, why);
+		return -1;
+	}
+	if (ikmap_cell_size(im) != sizeof(uint32_t))
+		widen_cells_in_place(cells, count * (size_t)ikmap_t(im));
+	lik_ok(err);
+	return 0;
+}
+
 int lik_map_kernel(const struct lik_map *map)
 {
 	return ikmap_method(map->map) == IKMAP_IFOREST ? LIK_KERNEL_IFOREST : LIK_KERNEL_ANNE;

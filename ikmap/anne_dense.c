@@ -49,6 +49,20 @@ struct workspace {
 	float *score;		/* [rows][parts * psi] */
 	double *norm;		/* [rows]: centred norm, or -1 for rows mapped exactly */
 	unsigned char *flags;	/* [psi] */
+	/*
+	 * Dense input only: the sparse form of one row (dim + 1 nodes), made
+	 * when the exact recheck (anne_exact.c, which reads feature_node rows)
+	 * needs it; scratch_row says whose it is (SIZE_MAX: nobody's).
+	 * Rechecks are rare, so rebuilding it on a change of row costs little.
+	 */
+	struct feature_node *scratch;
+	size_t scratch_row;
+};
+
+/* The rows being mapped: sparse rows, or a dense matrix (ikmap_dense_in) when rows is NULL. */
+struct input {
+	struct feature_node *const *rows;
+	const struct ikmap_dense_in *dense;
 };
 
 static struct tiling choose_tiling(const struct ikmap *map)
@@ -234,16 +248,29 @@ static window_fn pick_window(void)
 	return window_generic;
 }
 
-static int segment_cell(const struct ikmap *map, window_fn window,
-	const struct feature_node *x, int k, const float *s, double tol, unsigned char *flags)
+/* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
+static const struct feature_node *row_nodes(const struct ikmap *map, const struct input *in,
+	size_t row, struct workspace *w)
+{
+	if (in->rows)
+		return in->rows[row];
+	if (w->scratch_row != row) {
+		ikmap_dense_row_nodes(in->dense, row, map->dim, w->scratch);
+		w->scratch_row = row;
+	}
+	return w->scratch;
+}
+
+static int segment_cell(const struct ikmap *map, window_fn window, const struct input *in,
+	size_t row, int k, const float *s, double tol, struct workspace *w)
 {
 	int psi = map->psi, at;
 	float thr;
 	if (window(s, psi, tol, &thr, &at) == 1)
 		return at;
 	for (int i = 0; i < psi; i++)
-		flags[i] = s[i] <= thr;
-	return ikmap_nearest_exact(map, x, k, flags);
+		w->flags[i] = s[i] <= thr;
+	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
 /* Writes [x - mean, 1, ||x - mean||^2] in float; returns ||x - mean|| (in double) or -1. */
@@ -266,14 +293,64 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-/* 0, or -1 when the GEMM ran out of memory. */
-static int map_tile(const struct ikmap *map, window_fn window, struct feature_node *const *rows,
+/*
+ * pack_row of dense row x (cols values): the same value for every
+ * feature, computed by the same expression (a zero is an absent feature,
+ * -mean[j]), so the packed floats, and with them the cells, are those of
+ * the row's sparse form. Columns above dim are ignored as sparse features
+ * above dim are, but still checked: *bad is set when any value of the row
+ * is not finite (the caller refuses such input).
+ */
+static double pack_dense_row(const struct ikmap *map, const double *x, int cols, float *out,
+	int *bad)
+{
+	const double *mean = map->mean;
+	int dim = map->dim, last = cols < dim ? cols : dim;
+	double sq = 0, probe = 0;
+	for (int j = 1; j <= last; j++) {
+		double xv = x[j - 1];
+		double v = -mean[j];
+		if (xv != 0)
+			v = xv * ikmap_factor(map, j) - mean[j];
+		sq += v * v;
+		out[j - 1] = (float)v;
+		probe += xv * 0.0;	/* NaN once any value is infinite or NaN */
+	}
+	for (int j = last + 1; j <= dim; j++) {
+		double v = -mean[j];
+		sq += v * v;
+		out[j - 1] = (float)v;
+	}
+	for (int j = last; j < cols; j++)
+		probe += x[j] * 0.0;
+	*bad = probe != 0;	/* NaN compares unequal to 0 */
+	out[dim] = 1;
+	out[dim + 1] = (float)sq;
+	double norm = sqrt(sq);
+	return norm < ROW_NORM_LIMIT ? norm : -1;
+}
+
+/* 0, -1 when the GEMM ran out of memory, or -2 when a dense row holds a non-finite value. */
+static int map_tile(const struct ikmap *map, window_fn window, const struct input *in,
 	size_t first, int nrows, void *cells, const struct tiling *tl, struct workspace *w)
 {
 	struct ikmap_bound bound = ikmap_float_bound(map->dim);
 	int ld = map->dense_ld, psi = map->psi, t = map->t;
-	for (int r = 0; r < nrows; r++)
-		w->norm[r] = pack_row(map, rows[first + r], w->x + (size_t)r * ld);
+	int bad = 0;
+	for (int r = 0; r < nrows; r++) {
+		float *out = w->x + (size_t)r * ld;
+		if (in->rows) {
+			w->norm[r] = pack_row(map, in->rows[first + r], out);
+		} else {
+			const struct ikmap_dense_in *d = in->dense;
+			int row_bad;
+			w->norm[r] = pack_dense_row(map, d->x + (first + (size_t)r) * d->ld, d->cols,
+				out, &row_bad);
+			bad |= row_bad;
+		}
+	}
+	if (bad)
+		return -2;
 	for (int k0 = 0; k0 < t; k0 += tl->parts) {
 		int parts = t - k0 < tl->parts ? t - k0 : tl->parts;
 		int cols = parts * psi;
@@ -288,8 +365,7 @@ static int map_tile(const struct ikmap *map, window_fn window, struct feature_no
 				const float *s = w->score + (size_t)r * cols + (size_t)p * psi;
 				double tol = 2 * ikmap_bound_at(&bound, w->norm[r],
 					map->part_maxnorm_centred[k0 + p]);
-				int cell = segment_cell(map, window, rows[row], k0 + p, s, tol,
-					w->flags);
+				int cell = segment_cell(map, window, in, row, k0 + p, s, tol, w);
 				ikmap_put_cell(map, cells, row * t + (size_t)(k0 + p), (uint32_t)cell);
 			}
 		}
@@ -301,18 +377,21 @@ static int map_tile(const struct ikmap *map, window_fn window, struct feature_no
 		size_t row = first + (size_t)r;
 		for (int k = 0; k < t; k++)
 			ikmap_put_cell(map, cells, row * t + (size_t)k,
-				(uint32_t)ikmap_nearest_exact(map, rows[row], k, NULL));
+				(uint32_t)ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, NULL));
 	}
 	return 0;
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, const struct tiling *tl)
+static int workspace_init(struct workspace *w, const struct ikmap *map, const struct tiling *tl,
+	int dense)
 {
 	w->x = malloc((size_t)tl->rows * (size_t)map->dense_ld * sizeof(float));
 	w->score = malloc((size_t)tl->rows * (size_t)tl->parts * (size_t)map->psi * sizeof(float));
 	w->norm = malloc((size_t)tl->rows * sizeof(double));
 	w->flags = malloc((size_t)map->psi);
-	return w->x && w->score && w->norm && w->flags ? 0 : -1;
+	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
+	w->scratch_row = SIZE_MAX;
+	return w->x && w->score && w->norm && w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
@@ -321,13 +400,13 @@ static void workspace_free(struct workspace *w)
 	free(w->score);
 	free(w->norm);
 	free(w->flags);
+	free(w->scratch);
 }
 
-int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
-	void *cells, int threads)
+/* 0, -1 (out of memory) or -2 (a non-finite dense value). */
+static int dense_map(const struct ikmap *map, const struct input *in, size_t count, void *cells,
+	int threads)
 {
-	if (map->prune)
-		return ikmap_anne_prune_map(map, rows, count, cells, threads);
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
 	window_fn window = pick_window();
@@ -336,18 +415,36 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 #pragma omp parallel num_threads(threads) reduction(|:failed)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, &tl);
+		failed = workspace_init(&w, map, &tl, in->rows == NULL) ? 1 : 0;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
 				continue;
 			size_t first = tile * (size_t)tl.rows;
 			int nrows = count - first < (size_t)tl.rows ? (int)(count - first) : tl.rows;
-			if (map_tile(map, window, rows, first, nrows, cells, &tl, &w) != 0)
-				failed = 1;
+			int status = map_tile(map, window, in, first, nrows, cells, &tl, &w);
+			if (status)
+				failed = status == -2 ? 2 : 1;
 		}
 		workspace_free(&w);
 	}
 	ikmap_gemm_serial_end(blas);
-	return failed ? -1 : 0;
+	/* bit 1: out of memory somewhere, which wins over a bad value */
+	return failed & 1 ? -1 : failed ? -2 : 0;
+}
+
+int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	void *cells, int threads)
+{
+	if (map->prune)
+		return ikmap_anne_prune_map(map, rows, count, cells, threads);
+	struct input in = { rows, NULL };
+	return dense_map(map, &in, count, cells, threads);
+}
+
+int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
+	size_t count, void *cells, int threads)
+{
+	struct input in = { NULL, x };
+	return dense_map(map, &in, count, cells, threads);
 }

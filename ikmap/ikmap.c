@@ -128,11 +128,81 @@ static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char
 	return drawn;
 }
 
-struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
-	const struct ikmap_params *params, char *err)
+/*
+ * The partitionings of a map whose parameters and factors are set: the
+ * draws, then aNNE's centres or iForest's trees from the drawn rows, then
+ * the derived part. The draws never look at the rows, and only drawn rows
+ * are read, so dense input (rows NULL, dense set) turns just those into
+ * sparse rows (the same nodes the sparse form holds) and the map is the
+ * sparse path's, byte for byte. 0, or -1 with err set.
+ */
+static int partition(struct ikmap *map, struct feature_node *const *rows,
+	const struct ikmap_dense_in *dense, int n, int threads, char *err)
 {
-	if (check_params(n, d, params, err) || check_rows(rows, n, d, err))
-		return NULL;
+	struct rng *rngs = NULL;
+	int *drawn = NULL;
+	struct feature_node **made = NULL, *nodes = NULL;
+	int status = 0;
+	if (ikmap_partition_rngs(map->seed, map->t, &rngs)) {
+		ikmap_error(err, "out of memory");
+		status = -1;
+	}
+	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
+		status = -1;
+	if (!status && !rows) {
+		size_t m = (size_t)map->t * (size_t)map->psi;
+		static struct feature_node drawn_mark;	/* made[i]'s mark until i's nodes exist */
+		made = calloc((size_t)n, sizeof *made);	/* NULL: a row nobody drew */
+		size_t total = 0;
+		if (made) {
+			for (size_t i = 0; i < m; i++)
+				made[drawn[i]] = &drawn_mark;
+			/* each drawn row's nonzeros and its end node, counted exactly */
+			for (int i = 0; i < n; i++) {
+				if (!made[i])
+					continue;
+				const double *x = dense->x + (size_t)i * dense->ld;
+				for (int j = 0; j < map->dim; j++)
+					total += x[j] != 0;
+				total++;
+			}
+			nodes = malloc(total * sizeof *nodes);
+		}
+		if (!made || !nodes) {
+			ikmap_error(err, "out of memory");
+			status = -1;
+		} else {
+			struct feature_node *at = nodes;
+			for (int i = 0; i < n; i++) {
+				if (!made[i])
+					continue;
+				made[i] = at;
+				ikmap_dense_row_nodes(dense, (size_t)i, map->dim, at);
+				while (at->index != -1)
+					at++;
+				at++;
+			}
+			rows = made;
+		}
+	}
+	if (!status) {
+		if (map->method == IKMAP_ANNE)
+			status = ikmap_anne_collect(map, rows, drawn, err);
+		else
+			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+	}
+	if (!status)
+		status = ikmap_prepare(map, err);
+	free(made);
+	free(nodes);
+	free(rngs);
+	free(drawn);
+	return status;
+}
+
+/* A map with the parameters set and nothing built; NULL when out of memory. */
+static struct ikmap *new_map(int d, const struct ikmap_params *params, char *err)
+{
 	struct ikmap *map = ikmap_alloc();
 	if (!map) {
 		ikmap_error(err, "out of memory");
@@ -144,28 +214,97 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	map->dim = d;
 	map->seed = params->seed;
 	map->scaled = params->scale && params->method == IKMAP_ANNE;
-	int threads = ikmap_threads(params->threads);
+	return map;
+}
 
-	struct rng *rngs = NULL;
-	int *drawn = NULL;
-	int status = learn_factors(map, rows, n, err);
-	if (!status && ikmap_partition_rngs(map->seed, map->t, &rngs)) {
-		ikmap_error(err, "out of memory");
-		status = -1;
+struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
+	const struct ikmap_params *params, char *err)
+{
+	if (check_params(n, d, params, err) || check_rows(rows, n, d, err))
+		return NULL;
+	struct ikmap *map = new_map(d, params, err);
+	if (!map)
+		return NULL;
+	int threads = ikmap_threads(params->threads);
+	if (learn_factors(map, rows, n, err) || partition(map, rows, NULL, n, threads, err)) {
+		ikmap_free(map);
+		return NULL;
 	}
-	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
-		status = -1;
-	if (!status) {
-		if (map->method == IKMAP_ANNE)
-			status = ikmap_anne_collect(map, rows, drawn, err);
-		else
-			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+	return map;
+}
+
+int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld)
+{
+	size_t width = 0;
+	for (size_t r = 0; r < n; r++) {
+		const double *row = x + r * ld;
+		/* from the right: most rows end the scan at once */
+		size_t j = cols;
+		while (j > width && row[j - 1] == 0)	/* NaN != 0: it counts */
+			j--;
+		if (j > width)
+			width = j;
 	}
-	if (!status)
-		status = ikmap_prepare(map, err);
-	free(rngs);
-	free(drawn);
-	if (status) {
+	return width > (size_t)IKMAP_MAX_DIM ? -1 : (int)width;
+}
+
+/*
+ * check_rows and learn_factors of dense rows in one pass: the first
+ * non-finite value in row-major order is the one reported, as check_rows
+ * reports the first of the sparse form.
+ */
+static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
+{
+	int d = map->dim;
+	if (map->scaled) {
+		map->factor = calloc((size_t)d + 1, sizeof(double));
+		if (!map->factor) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
+	}
+	double *f = map->factor;
+	for (int i = 0; i < n; i++) {
+		const double *x = in->x + (size_t)i * in->ld;
+		double probe = 0;	/* NaN once a value is infinite or NaN */
+		for (int j = 1; j <= d; j++)
+			probe += x[j - 1] * 0.0;
+		if (probe != 0) {
+			for (int j = 1; j <= d; j++)
+				if (!isfinite(x[j - 1])) {
+					ikmap_error(err, "row %d: feature %d is not a finite number",
+						i + 1, j);
+					return -1;
+				}
+		}
+		if (f)
+			for (int j = 1; j <= d; j++) {
+				double a = fabs(x[j - 1]);
+				if (a > f[j])
+					f[j] = a;
+			}
+	}
+	if (f)
+		for (int j = 0; j <= d; j++)
+			f[j] = f[j] > 0 ? 1 / f[j] : 1;
+	return 0;
+}
+
+struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
+	const struct ikmap_params *params, char *err)
+{
+	if (check_params(n, d, params, err))
+		return NULL;
+	if (!x || ld < (size_t)d) {
+		ikmap_error(err, "no rows, or a leading dimension below the width %d", d);
+		return NULL;
+	}
+	struct ikmap *map = new_map(d, params, err);
+	if (!map)
+		return NULL;
+	struct ikmap_dense_in in = { x, ld, d };
+	int threads = ikmap_threads(params->threads);
+	if (dense_factors(map, &in, n, err) || partition(map, NULL, &in, n, threads, err)) {
 		ikmap_free(map);
 		return NULL;
 	}
@@ -207,6 +346,116 @@ int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size
 		/* auto: the CPU maps what the GPU could not */
 	}
 	return ikmap_map(map, rows, count, cells, threads, err);
+}
+
+/*
+ * Dense rows through the sparse mappers (iForest, the sparse and pruned
+ * aNNE paths, the GPU): converted a block at a time, so the sparse copy
+ * stays small (about 2^22 values' worth of rows per block). 0, -1 (out of
+ * memory or device), -2 (a non-finite value).
+ */
+static int map_dense_by_blocks(const struct ikmap *map, const struct ikmap_dense_in *in,
+	size_t count, void *cells, int threads, enum ikmap_device device, char *err)
+{
+	size_t per = ((size_t)1 << 22) / ((size_t)in->cols + 1);
+	if (per < 256)
+		per = 256;	/* enough rows per call for every thread */
+	if (per > count)
+		per = count;
+	int upto = map->dim;
+	size_t *start = malloc((per + 1) * sizeof *start);
+	struct feature_node **rows = malloc(per * sizeof *rows);
+	struct feature_node *nodes = NULL;
+	size_t room = 0;
+	int status = 0;
+	if (!start || !rows) {
+		ikmap_error(err, "out of memory");
+		status = -1;
+	}
+	for (size_t first = 0; !status && first < count; first += per) {
+		size_t n = count - first < per ? count - first : per;
+		long long nn = (long long)n;
+		int bad = 0;
+		/* nonzeros per row (up to dim) and a finiteness check of every value */
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(|:bad)
+		for (long long r = 0; r < nn; r++) {
+			const double *x = in->x + (first + (size_t)r) * in->ld;
+			int last = in->cols < upto ? in->cols : upto;
+			size_t nz = 0;
+			double probe = 0;
+			for (int j = 0; j < in->cols; j++) {
+				nz += j < last && x[j] != 0;
+				probe += x[j] * 0.0;
+			}
+			bad |= probe != 0;
+			start[r + 1] = nz + 1;
+		}
+		if (bad) {
+			status = -2;
+			break;
+		}
+		start[0] = 0;
+		for (size_t r = 0; r < n; r++)
+			start[r + 1] += start[r];
+		if (start[n] > room) {
+			free(nodes);
+			room = start[n];
+			nodes = malloc(room * sizeof *nodes);
+			if (!nodes) {
+				ikmap_error(err, "out of memory");
+				status = -1;
+				break;
+			}
+		}
+#pragma omp parallel for num_threads(threads) schedule(static)
+		for (long long r = 0; r < nn; r++) {
+			rows[r] = nodes + start[r];
+			ikmap_dense_row_nodes(in, first + (size_t)r, upto, rows[r]);
+		}
+		unsigned char *out = (unsigned char *)cells + first * (size_t)map->t * ikmap_cell_size(map);
+		if (ikmap_map_on(map, rows, n, out, threads, device, err))
+			status = -1;
+	}
+	free(start);
+	free(rows);
+	free(nodes);
+	return status;
+}
+
+/* The first non-finite value of the rows, as err's message (row-major order). */
+static void report_non_finite(const struct ikmap_dense_in *in, size_t count, char *err)
+{
+	for (size_t r = 0; r < count; r++)
+		for (int j = 0; j < in->cols; j++)
+			if (!isfinite(in->x[r * in->ld + (size_t)j])) {
+				ikmap_error(err, "row %zu: feature %d is not a finite number", r + 1, j + 1);
+				return;
+			}
+	ikmap_error(err, "a value is not a finite number");
+}
+
+int ikmap_map_dense_on(const struct ikmap *map, const double *x, size_t count, int cols,
+	size_t ld, void *cells, int threads, enum ikmap_device device, char *err)
+{
+	if (count == 0)
+		return 0;
+	int gpu = use_gpu(map, device, err);
+	if (gpu < 0)
+		return -1;
+	threads = ikmap_threads(threads);
+	struct ikmap_dense_in in = { x, ld, cols };
+	int status;
+	if (!gpu && map->method == IKMAP_ANNE && map->path == IKMAP_PATH_DENSE && !map->prune) {
+		/* the plain dense path packs these rows itself: no sparse copy at all */
+		status = ikmap_anne_dense_map_matrix(map, &in, count, cells, threads);
+		if (status == -1)
+			ikmap_error(err, "out of memory");
+	} else {
+		status = map_dense_by_blocks(map, &in, count, cells, threads, device, err);
+	}
+	if (status == -2)
+		report_non_finite(&in, count, err);
+	return status;
 }
 
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,

@@ -135,6 +135,29 @@ int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size
 	void *cells, int threads, enum ikmap_device device, char *err);
 
 /*
+ * Dense input: a row-major matrix of doubles, row r's feature j (1-based)
+ * at x[r * ld + j - 1], a zero being an absent feature. Such a row means
+ * exactly its sparse form (its nonzeros in ascending order), and these
+ * functions give exactly what the sparse ones give on that form: the same
+ * map (file bytes, checksum) and the same cells.
+ *
+ * ikmap_dense_width: the largest column holding a nonzero (or NaN) in
+ * rows 0..n-1 of cols columns, 0 for none, -1 above IKMAP_MAX_DIM: the d
+ * a sparse reader finds. ikmap_build_dense builds on columns 1..d of n
+ * rows (the caller's columns above d must be zero; ld >= d), refusing
+ * non-finite values as ikmap_build does. ikmap_map_dense_on maps count
+ * rows of cols columns (ld >= cols; columns above the map's dim are
+ * ignored) as ikmap_map_on; it returns 0, -1 (out of memory, or the
+ * GPU as ikmap_map_on) or -2 when a value, in any column, is not finite
+ * (err names the first one).
+ */
+int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld);
+struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
+	const struct ikmap_params *params, char *err);
+int ikmap_map_dense_on(const struct ikmap *map, const double *x, size_t count, int cols,
+	size_t ld, void *cells, int threads, enum ikmap_device device, char *err);
+
+/*
  * The number of CUDA devices ikmap_map_on can use; 0 with err (may be
  * NULL) set to "this build has no GPU support" or "no CUDA device found".
  */

@@ -237,11 +237,49 @@ static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, doubl
 	return e->rel * s * s + e->abs * (s + 1);
 }
 
+/*
+ * Dense input (ikmap_build_dense, ikmap_map_dense_on): row r's value of
+ * feature j (1 <= j <= cols) is x[r * ld + j - 1]; a zero is an absent
+ * feature, so a row means exactly its sparse form (its nonzeros, ascending).
+ */
+struct ikmap_dense_in {
+	const double *x;
+	size_t ld;		/* >= cols */
+	int cols;
+};
+
+/*
+ * Row r's sparse form, features 1..min(cols, upto), into out (upto + 1
+ * nodes at most, ended by index -1). Features above upto are left out,
+ * as the map ignores them.
+ */
+static inline void ikmap_dense_row_nodes(const struct ikmap_dense_in *in, size_t r, int upto,
+	struct feature_node *out)
+{
+	const double *x = in->x + r * in->ld;
+	int last = in->cols < upto ? in->cols : upto;
+	for (int j = 1; j <= last; j++)
+		if (x[j - 1] != 0) {
+			out->index = j;
+			out->value = x[j - 1];
+			out++;
+		}
+	out->index = -1;
+	out->value = 0;
+}
+
 /* anne_dense.c, anne_sparse.c */
 int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
+/*
+ * The plain dense path (map->prune NULL) reading dense rows directly:
+ * the cells of their sparse forms. 0, -1 when out of memory, or -2 when
+ * a value (any column, also above dim) is not finite.
+ */
+int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
+	size_t count, void *cells, int threads);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */

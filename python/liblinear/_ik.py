@@ -99,6 +99,11 @@ if _lib is not None:
     _proto('lik_map_build', _MAP_P, [POINTER(problem), POINTER(lik_map_params), _ERR])
     _proto('lik_map_rows', c_int, [_MAP_P, _ROWS, c_size_t, POINTER(ctypes.c_uint32), c_int, c_int, _ERR])
     _proto('lik_map_free', None, [POINTER(_MAP_P)])
+    _proto('lik_map_build_dense', _MAP_P,
+           [POINTER(c_double), c_size_t, c_size_t, c_size_t, POINTER(lik_map_params), _ERR])
+    _proto('lik_map_rows_dense', c_int,
+           [_MAP_P, POINTER(c_double), c_size_t, c_size_t, c_size_t, POINTER(ctypes.c_uint32), c_int, c_int,
+            _ERR])
     for _name in ('lik_map_kernel', 'lik_map_t', 'lik_map_psi', 'lik_map_dim', 'lik_map_scaled'):
         _proto(_name, c_int, [_MAP_P])
     _proto('lik_map_seed', c_uint64, [_MAP_P])
@@ -239,6 +244,25 @@ def _as_csr_rows(X):
     return indptr, index, value
 
 
+def _dense_rows(X):
+    """A 2-D numeric numpy array as (float64 matrix, rows, columns, leading dimension), else None.
+
+    Such input goes to the library's dense entries (lik_map_build_dense,
+    lik_map_rows_dense), which give the cells of its sparse form without
+    building it. A float64 array whose rows are each contiguous is used in
+    place (its row stride is the leading dimension); anything else is
+    copied once to a C-ordered float64 array, as rows_to_csr converts it."""
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype == object or X.dtype.kind not in 'biuf':
+        return None
+    item = np.dtype(np.float64).itemsize
+    if not (X.dtype == np.float64 and X.strides[1] == item and X.strides[0] % item == 0
+            and X.strides[0] >= X.shape[1] * item and X.flags.aligned):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    rows, cols = X.shape
+    ld = X.strides[0] // item if rows > 1 else cols
+    return X, rows, cols, ld
+
+
 class IKMap(object):
     """An Isolation Kernel map (t partitionings of psi cells) held by the C library.
 
@@ -283,17 +307,39 @@ class IKMap(object):
     def build_transform(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
         """(build(X, ...), that map's transform(X)), converting X to rows once instead of twice."""
         result, prob = cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)
+        if isinstance(prob, tuple):  # dense rows, mapped as they are
+            return result, result._csr_of_cells(result._cells_of_dense(prob, None, None))
         return result, result._csr_of_cells(result._cells_of_nodes(prob._nodes, None, None))
 
     @classmethod
     def _build_rows(cls, X, kernel, t, psi, seed, scale, device, threads):
-        """The map and the problem holding X's rows (feature_node rows, reusable for mapping)."""
+        """The map and X's rows, reusable for mapping: the problem holding them as feature_node
+        rows, or for a 2-D numeric numpy array the dense matrix (_dense_rows's tuple)."""
         _require()
-        indptr, index, value = _as_csr_rows(X)
-        count = len(indptr) - 1
-        prob = problem.__new__(problem)
-        width = int(index.max()) if len(index) else 0
-        prob._fill(np.zeros(count), indptr, index, value, width, -1)
+        params = cls._params(kernel, t, psi, seed, scale, device, threads)
+        err = lik_error()
+        dense = _dense_rows(X)
+        if dense is not None:
+            matrix, rows, cols, ld = dense
+            handle = _lib.lik_map_build_dense(matrix.ctypes.data_as(POINTER(c_double)), rows, cols, ld,
+                                              byref(params), byref(err))
+            prob = dense
+        else:
+            indptr, index, value = _as_csr_rows(X)
+            count = len(indptr) - 1
+            prob = problem.__new__(problem)
+            width = int(index.max()) if len(index) else 0
+            prob._fill(np.zeros(count), indptr, index, value, width, -1)
+            handle = _lib.lik_map_build(byref(prob), byref(params), byref(err))
+        if not handle:
+            _raise(err)
+        result = cls(handle)
+        result._device = params.device
+        result._threads = params.threads
+        return result, prob
+
+    @classmethod
+    def _params(cls, kernel, t, psi, seed, scale, device, threads):
         params = lik_map_params()
         code = cls._kernel_code(kernel)
         _lib.lik_map_params_default(byref(params), code)
@@ -303,14 +349,7 @@ class IKMap(object):
         params.scale = 1 if scale else 0
         params.device = cls._device_code(device)
         params.threads = _int_parameter('threads', threads, -(2 ** 31), 2 ** 31 - 1)
-        err = lik_error()
-        handle = _lib.lik_map_build(byref(prob), byref(params), byref(err))
-        if not handle:
-            _raise(err)
-        result = cls(handle)
-        result._device = params.device
-        result._threads = params.threads
-        return result, prob
+        return params
 
     def __del__(self):
         handle = getattr(self, '_handle', None)
@@ -366,7 +405,29 @@ class IKMap(object):
 
     def cells(self, X, device=None, threads=None):
         """numpy uint32 (n, t): cells[r, k] is row r's cell (0..psi-1) in partitioning k."""
+        dense = _dense_rows(X)
+        if dense is not None:
+            return self._cells_of_dense(dense, device, threads)
         return self._cells_of_nodes(self._nodes(X), device, threads)
+
+    def _device_threads(self, device, threads):
+        device = self._device_code(device if device is not None else getattr(self, '_device', LIK_DEVICE_AUTO))
+        threads = threads if threads is not None else getattr(self, '_threads', 0)
+        return device, int(threads)
+
+    def _cells_of_dense(self, dense, device, threads):
+        matrix, rows, cols, ld = dense
+        out = np.empty((rows, self.t), dtype=np.uint32)
+        if rows == 0:
+            return out
+        err = lik_error()
+        device, threads = self._device_threads(device, threads)
+        status = _lib.lik_map_rows_dense(self._handle, matrix.ctypes.data_as(POINTER(c_double)), rows, cols, ld,
+                                         out.ctypes.data_as(POINTER(ctypes.c_uint32)), device, threads,
+                                         byref(err))
+        if status != 0:
+            _raise(err)
+        return out
 
     def _cells_of_nodes(self, nodes, device, threads):
         t = self.t
@@ -374,8 +435,7 @@ class IKMap(object):
         if nodes.count == 0:
             return out
         err = lik_error()
-        device = self._device_code(device if device is not None else getattr(self, '_device', LIK_DEVICE_AUTO))
-        threads = threads if threads is not None else getattr(self, '_threads', 0)
+        device, threads = self._device_threads(device, threads)
         status = _lib.lik_map_rows(self._handle, ctypes.cast(nodes.rows, _ROWS), nodes.count,
                                    out.ctypes.data_as(POINTER(ctypes.c_uint32)), device, int(threads), byref(err))
         if status != 0:
