@@ -218,7 +218,9 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  *     options->time_budget seconds; table->note says why the grid stopped
  *     at its edge, else it is "";
  *  4. the plain rows (no kernel) with upstream's full sweep: exactly what
- *     find_parameters (train -C) gives on them.
+ *     find_parameters (train -C) gives on them; on stage 1's subsample when
+ *     there is one (upstream's sweep of all rows can cost more than the
+ *     whole kernel search), compared with stage 1's best row there.
  * With options->dual_scoring (the default) the kernel's walks of -s 2 and
  * -s 0 are scored by their dual solvers (-s 1, warm-started from C to C,
  * and -s 7, at their default tolerance 0.1): the same problem, whose
@@ -262,6 +264,10 @@ struct lik_search_table {
 	int at_edge;			/* 1: the best psi is the largest tried on all rows */
 	char note[LIK_MESSAGE_SIZE];	/* why the grid was not extended further, or "" */
 	struct lik_map *best_map;	/* the map of the best row (owned by the table) */
+	/* the kernel row scored on the plain baseline's rows: best, or with a subsample the
+	 * best row of stage 1 (the baseline ran on the same subsample) */
+	size_t plain_versus;
+	int kernel_wins;		/* 1: rows[plain_versus] scores strictly better than the baseline */
 };
 
 void lik_search_options_default(struct lik_search_options *options);

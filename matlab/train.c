@@ -12,6 +12,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -205,12 +206,24 @@ static void kernel_search(struct call *c, const struct problem *prob,
 			best->psi, best->C, 100.0 * best->score);
 	if (t->at_edge && !c->opt.psi_given)
 		mexPrintf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
+	const struct lik_search_row *versus = &t->rows[t->plain_versus];
+	char where[96] = "", there[96] = "";
+	if (plain->rows != prob->l) {
+		/* the baseline ran on stage 1's subsample, as the program says */
+		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
+		if (regression)
+			snprintf(there, sizeof there, " (psi = %d there: %g)", versus->psi, versus->score);
+		else
+			snprintf(there, sizeof there, " (psi = %d there: %g%%)", versus->psi,
+				100.0 * versus->score);
+	}
 	if (regression)
-		mexPrintf("plain linear: best C = %g, best p = %g, CV MSE = %g\n",
-			plain->C, plain->p, plain->score);
+		mexPrintf("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s\n",
+			where, plain->C, plain->p, plain->score, there);
 	else
-		mexPrintf("plain linear: best C = %g, CV accuracy = %g%%\n", plain->C, 100.0 * plain->score);
-	if (regression ? !(best->score < plain->score) : !(best->score > plain->score))
+		mexPrintf("plain linear%s: best C = %g, CV accuracy = %g%%%s\n", where, plain->C,
+			100.0 * plain->score, there);
+	if (!t->kernel_wins)
 		mexPrintf("the kernel does not beat plain linear training on this data: train without -k\n");
 	plhs[0] = mxCreateDoubleMatrix(4, 1, mxREAL);
 	double *out = mxGetPr(plhs[0]);

@@ -670,13 +670,24 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 			best->psi, best->C, 100.0 * best->score);
 	if (t->at_edge && !o->ik.psi_given)
 		printf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
+	const struct lik_search_row *versus = &t->rows[t->plain_versus];
+	char where[96] = "", there[96] = "";
+	if (plain->rows != prob->l) {
+		/* the baseline ran on stage 1's subsample: say so, and the kernel's best there */
+		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
+		if (regression)
+			snprintf(there, sizeof there, " (psi = %d there: %g)", versus->psi, versus->score);
+		else
+			snprintf(there, sizeof there, " (psi = %d there: %g%%)", versus->psi,
+				100.0 * versus->score);
+	}
 	if (regression)
-		printf("plain linear: best C = %g, best p = %g, CV MSE = %g\n",
-			plain->C, plain->p, plain->score);
+		printf("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s\n",
+			where, plain->C, plain->p, plain->score, there);
 	else
-		printf("plain linear: best C = %g, CV accuracy = %g%%\n", plain->C, 100.0 * plain->score);
-	int kernel_wins = regression ? best->score < plain->score : best->score > plain->score;
-	if (!kernel_wins)
+		printf("plain linear%s: best C = %g, CV accuracy = %g%%%s\n", where, plain->C,
+			100.0 * plain->score, there);
+	if (!t->kernel_wins)
 		printf("the kernel does not beat plain linear training on this data: train without -k\n");
 	char *command = best_train_command(o, best->psi, best->C, best->p);
 	printf("best model: %s\n", command);

@@ -55,7 +55,7 @@ class lik_search_options(Structure):
 class lik_search_table(Structure):
     _fields_ = [('count', c_size_t), ('rows', POINTER(lik_search_row)), ('best', c_size_t),
                 ('plain', c_size_t), ('at_edge', c_int), ('note', c_char * LIK_MESSAGE_SIZE),
-                ('best_map', c_void_p)]
+                ('best_map', c_void_p), ('plain_versus', c_size_t), ('kernel_wins', c_int)]
 
 
 _lib = _core._kernel_library
@@ -649,12 +649,19 @@ def _search(prob, param, options):
             print("Best psi = %d  Best C = %g  CV accuracy = %g%%" % (best.psi, best.C, 100.0 * best.score))
         if t.at_edge and options.psi is None:
             print("note: %s" % (t.note.decode('utf-8', 'replace') or "the best psi is the largest tried"))
+        where = there = ""
+        if plain.rows != prob.l:  # the baseline ran on stage 1's subsample, as the program says
+            versus = rows[t.plain_versus]
+            where = " on the %d-row subsample" % plain.rows
+            there = (" (psi = %d there: %g)" % (versus.psi, versus.score) if regression
+                     else " (psi = %d there: %g%%)" % (versus.psi, 100.0 * versus.score))
         if regression:
-            print("plain linear: best C = %g, best p = %g, CV MSE = %g" % (plain.C, plain.p, plain.score))
+            print("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s" % (
+                where, plain.C, plain.p, plain.score, there))
         else:
-            print("plain linear: best C = %g, CV accuracy = %g%%" % (plain.C, 100.0 * plain.score))
-        wins = best.score < plain.score if regression else best.score > plain.score
-        if not wins:
+            print("plain linear%s: best C = %g, CV accuracy = %g%%%s" % (
+                where, plain.C, 100.0 * plain.score, there))
+        if not t.kernel_wins:
             print("the kernel does not beat plain linear training on this data: train without -k")
         print("")
         return best.C, best.p, best.score, best.psi

@@ -20,6 +20,8 @@ PSI_LINE_MSE = re.compile(
 BEST_LINE = re.compile(r"^Best psi = (\d+)  Best C = (\S+)  CV accuracy = (\S+)%$")
 PLAIN_LINE = re.compile(r"^plain linear: best C = (\S+), CV accuracy = (\S+)%$")
 PLAIN_LINE_MSE = re.compile(r"^plain linear: best C = (\S+), best p = (\S+), CV MSE = (\S+)$")
+PLAIN_SUBSAMPLE = re.compile(
+    r"^plain linear on the (\d+)-row subsample: best C = (\S+), CV accuracy = (\S+)% \(psi = (\d+) there: (\S+)%\)$")
 ADVICE = "the kernel does not beat plain linear training on this data: train without -k"
 COMMAND = re.compile(r"^best model: (train .*)$")
 
@@ -186,7 +188,7 @@ class SearchRow(ctypes.Structure):
 class SearchTable(ctypes.Structure):
     _fields_ = [("count", ctypes.c_size_t), ("rows", ctypes.POINTER(SearchRow)), ("best", ctypes.c_size_t),
                 ("plain", ctypes.c_size_t), ("at_edge", ctypes.c_int), ("note", ctypes.c_char * 512),
-                ("best_map", ctypes.c_void_p)]
+                ("best_map", ctypes.c_void_p), ("plain_versus", ctypes.c_size_t), ("kernel_wins", ctypes.c_int)]
 
 
 class Error(ctypes.Structure):
@@ -246,3 +248,20 @@ def test_early_stop_waits_past_the_noisy_small_C(data, tmp_path):
     assert rows[-1][0] == 0 and t.plain == t.count - 1
     lib.lik_search_table_free(ctypes.byref(table))
     assert not table
+
+
+def test_the_baseline_of_a_large_set_runs_on_the_subsample(data, binaries, tmp_path):
+    """Above 4000 rows the plain baseline runs on stage 1's 4000-row subsample (upstream's full
+    sweep of all rows can cost more than the whole kernel search) and is compared with stage 1's
+    best psi there: the line says so and names that psi and its score; the advice follows it."""
+    sat = data("satimage", "satimage.train")  # 4435 rows
+    lines = search(binaries, "-s 2 -t 20", sat, tmp_path)
+    stage1 = [PSI_LINE.match(line).groups() for line in lines
+              if line.startswith("psi = ") and PSI_LINE.match(line).group(4) == "4000"]
+    assert [int(g[0]) for g in stage1] == [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+    plain = PLAIN_SUBSAMPLE.match(next(line for line in lines if line.startswith("plain"))).groups()
+    assert plain[0] == "4000"
+    top = max(float(g[2]) for g in stage1)
+    first_top = next(g for g in stage1 if float(g[2]) == top)  # ties: the smaller psi
+    assert (plain[3], plain[4]) == (first_top[0], first_top[2])
+    assert (ADVICE in lines) == (not float(first_top[2]) > float(plain[2]))

@@ -81,6 +81,8 @@ static void assert_same_choices(const struct lik_search_table *a, const struct l
 	ck_assert_uint_eq(a->count, b->count);
 	ck_assert_uint_eq(a->best, b->best);
 	ck_assert_uint_eq(a->plain, b->plain);
+	ck_assert_uint_eq(a->plain_versus, b->plain_versus);
+	ck_assert_int_eq(a->kernel_wins, b->kernel_wins);
 	ck_assert_int_eq(a->at_edge, b->at_edge);
 	for (size_t i = 0; i < a->count; i++) {
 		ck_assert_int_eq(a->rows[i].psi, b->rows[i].psi);
@@ -149,6 +151,10 @@ START_TEST(same_table_for_any_thread_count)
 		ck_assert(a->rows[a->best].score >= a->rows[i].score);
 	ck_assert_uint_eq(a->plain, a->count - 1);
 	ck_assert_int_eq(a->rows[a->plain].psi, 0);
+	/* the baseline ran on stage 1's subsample, against stage 1's best row there */
+	ck_assert_int_eq(a->rows[a->plain].rows, 300);
+	ck_assert_uint_eq(a->plain_versus, (size_t)top);
+	ck_assert_int_eq(a->kernel_wins, a->rows[top].score > a->rows[a->plain].score);
 	ck_assert_ptr_nonnull(a->best_map);
 	ck_assert_int_eq(lik_map_psi(a->best_map), a->rows[a->best].psi);
 	lik_search_table_free(&t[0]);
@@ -188,9 +194,12 @@ START_TEST(the_early_stop_shortens_the_walk)
 	struct lik_search_table *early = lik_search(&p.prob, &param, &k, 5, -1, -1, &o, &err);
 	ck_assert_ptr_nonnull(early);
 	int early_lines = walk_lines();
-	/* both tables: the psi row then the plain baseline (always the full sweep) */
+	/* both tables: the psi row then the plain baseline (always the full sweep, all rows) */
 	ck_assert_uint_eq(full->count, 2);
 	ck_assert_uint_eq(early->count, 2);
+	ck_assert_int_eq(early->rows[1].rows, 300);
+	ck_assert_uint_eq(early->plain_versus, early->best);
+	ck_assert_int_eq(early->kernel_wins, early->rows[0].score > early->rows[1].score);
 	ck_assert(early->rows[1].C == full->rows[1].C && early->rows[1].score == full->rows[1].score);
 	ck_assert_msg(early_lines < full_lines, "early stop: %d C lines, full sweep %d",
 		early_lines, full_lines);
