@@ -73,7 +73,7 @@ def append(path, line):
         f.write(line + "\n")
 
 
-def grid(name, threads, budget, descending=False, max_log2c=LOG2C[-1]):
+def grid(name, threads, budget, descending=False, max_log2c=LOG2C[-1], only=None):
     data = ik_search.dataset(name)
     rows = sum(1 for _ in open(data))
     out = RESULTS / f"ik_search_grid_{name}.txt"
@@ -87,7 +87,7 @@ def grid(name, threads, budget, descending=False, max_log2c=LOG2C[-1]):
     started = time.monotonic()
     costs = []          # wall seconds of each psi run here, map included
     checked = False
-    psis = [p for p in PSIS if p <= rows]
+    psis = [p for p in PSIS if p <= rows and (only is None or p in only)]
     for psi in (psis[::-1] if descending else psis):
         todo = [c for c in LOG2C if (psi, 2.0 ** c) not in done and c <= max_log2c]
         if not todo:
@@ -139,11 +139,13 @@ def main():
     ap.add_argument("--budget", type=float, default=1800, help="seconds per set in this run")
     ap.add_argument("--max-log2c", type=int, default=LOG2C[-1],
                     help="leave out C above 2^this (a cut, stated in the table; default 10: none)")
+    ap.add_argument("--psis", help="only these psi (comma-separated), e.g. to fill one psi's C range")
     ap.add_argument("--descending", action="store_true",
                     help="largest psi first (where the search's choices lie), so that a budget cut drops the small ones")
     a = ap.parse_args()
     for name in a.sets.split(","):
-        grid(name, a.threads, a.budget, a.descending, a.max_log2c)
+        grid(name, a.threads, a.budget, a.descending, a.max_log2c,
+             None if a.psis is None else [int(p) for p in a.psis.split(",")])
 
 
 if __name__ == "__main__":

@@ -23,15 +23,25 @@ def grid(name):
     path = RESULTS / f"ik_search_grid_{name}.txt"
     if not path.exists():
         return None, ""
-    pts, notes = {}, []
+    pts = {}
+    rows = None
     for line in path.read_text().splitlines():
-        if line.startswith("# skipped"):
-            notes.append(line[2:])
+        m = re.match(r"# \S+: (\d+) rows", line)
+        if m:
+            rows = int(m.group(1))
         f = line.split()
         if len(f) == 4 and not line.startswith("#"):
             pts[(int(f[0]), float(f[1]))] = float(f[2])
-    if not any(l.startswith("# best") for l in path.read_text().splitlines()) and not notes:
-        notes.append("incomplete: still running or stopped")
+    psis = [4 << i for i in range(11) if rows is None or 4 << i <= rows]
+    full, cut, missing = [], [], []
+    for psi in psis:
+        n = sum(1 for (p, _) in pts if p == psi)
+        (full if n == 17 else cut if n > 0 else missing).append((psi, n))
+    notes = []
+    if cut:
+        notes.append("psi with some C only: " + ", ".join(f"{p} ({n} C)" for p, n in cut))
+    if missing:
+        notes.append("psi not run: " + ", ".join(str(p) for p, _ in missing))
     return pts, "; ".join(notes)
 
 
