@@ -42,6 +42,19 @@ def test_train_usage_on_stdout_exit_1(binaries):
     assert r.stdout.startswith(TRAIN_USAGE)
 
 
+def readme_block(heading):
+    """The first fenced block after the README's heading line."""
+    text = (ol.REPO / "README.md").read_text()
+    after = text.split("\n" + heading + "\n", 1)[1]
+    return after.split("```\n", 2)[1]
+
+
+@pytest.mark.parametrize("which,heading", [(0, "## `train` usage"), (1, "## `predict` usage")])
+def test_readme_shows_the_usage_text_exactly(which, heading, binaries):
+    """README's usage sections are the programs' usage texts, line for line (kept in step)."""
+    assert readme_block(heading) == usage_of(binaries[which])
+
+
 def test_train_usage_lists_every_upstream_option(binaries):
     """Every option and solver of upstream's documented train options (from
     its Python docstring, which mirrors train's usage) is in our usage, plus
