@@ -279,6 +279,22 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 
 void lik_search_table_free(struct lik_search_table **table);
 
+/*
+ * The text `train -C -k` prints for a search, so every layer prints the
+ * same: lik_search_row_text is one psi row's line ("psi = P  Best C = ...
+ * (R rows, S s)", no newline); lik_search_summary_text is the lines after
+ * the psi lines, each ending in a newline: the Best line, the grid-edge
+ * note (when psi was searched and the best is at the edge), the plain
+ * baseline's line (naming the subsample and stage 1's best there when it
+ * ran on one) and the advice when the kernel does not win. regression: the
+ * search was of -s 11 (C, p and MSE). Both write at most size bytes,
+ * NUL-terminated, and return the length the whole text needs (snprintf's
+ * rule; text may be NULL when size is 0).
+ */
+int lik_search_row_text(const struct lik_search_row *row, int regression, char *text, size_t size);
+int lik_search_summary_text(const struct lik_search_table *table, int regression, int psi_searched,
+	char *text, size_t size);
+
 /* A model of a copy of linear (all of it) and a copy of map (NULL: plain). NULL on error (a width mismatch is LIK_EMODEL). */
 struct lik_model *lik_model_assemble(const struct model *linear, const struct lik_map *map,
 	struct lik_error *err);

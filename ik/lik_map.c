@@ -132,6 +132,19 @@ static struct feature_node **rows_without_bias(const struct problem *prob,
 	return rows;
 }
 
+/* The map library's parameters for the API's (the sparse and dense builds share them). */
+static struct ikmap_params ikmap_params_of(const struct lik_map_params *params)
+{
+	struct ikmap_params p = {0};
+	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	p.t = params->t;
+	p.psi = params->psi;
+	p.seed = params->seed;
+	p.scale = params->scale;
+	p.threads = params->threads;
+	return p;
+}
+
 struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
 	struct lik_error *err)
 {
@@ -159,13 +172,7 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 	struct feature_node **rows = rows_without_bias(prob, &nodes, err);
 	if (rows == NULL)
 		return NULL;
-	struct ikmap_params p = {0};
-	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
-	p.t = params->t;
-	p.psi = params->psi;
-	p.seed = params->seed;
-	p.scale = params->scale;
-	p.threads = params->threads;
+	struct ikmap_params p = ikmap_params_of(params);
 	char why[IKMAP_ERR_SIZE];
 	struct ikmap *map = ikmap_build(rows, prob->l, dim, &p, why);
 	if (map == NULL)
@@ -281,13 +288,7 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		lik_fail(err, LIK_EDATA, "-k needs training rows with at least one feature");
 		return NULL;
 	}
-	struct ikmap_params p = {0};
-	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
-	p.t = params->t;
-	p.psi = params->psi;
-	p.seed = params->seed;
-	p.scale = params->scale;
-	p.threads = params->threads;
+	struct ikmap_params p = ikmap_params_of(params);
 	char why[IKMAP_ERR_SIZE];
 	struct ikmap *map = ikmap_build_dense(x, (int)n, dim, ld, &p, why);
 	if (map == NULL) {

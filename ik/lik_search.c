@@ -16,6 +16,8 @@
  * thread count, so is every choice here.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -655,4 +657,71 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	s.table->kernel_wins = better(&s, s.table->rows[s.table->plain_versus].score, plain.score);
 	lik_ok(err);
 	return s.table;
+}
+
+int lik_search_row_text(const struct lik_search_row *r, int regression, char *text, size_t size)
+{
+	if (regression)
+		return snprintf(text, size, "psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)",
+			r->psi, r->C, r->p, r->score, r->rows, r->seconds);
+	return snprintf(text, size, "psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)",
+		r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
+}
+
+/* Appends to *text (advancing it while room is left); *need counts the whole length. */
+static void append_text(char **text, size_t *size, int *need, const char *format, ...)
+	__attribute__((format(printf, 4, 5)));
+static void append_text(char **text, size_t *size, int *need, const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	int n = vsnprintf(*text, *size, format, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	*need += n;
+	size_t used = (size_t)n < *size ? (size_t)n : (*size > 0 ? *size - 1 : 0);
+	*text += used;
+	*size -= used;
+}
+
+int lik_search_summary_text(const struct lik_search_table *t, int regression, int psi_searched,
+	char *text, size_t size)
+{
+	int need = 0;
+	if (size > 0)
+		text[0] = '\0';
+	const struct lik_search_row *best = &t->rows[t->best];
+	const struct lik_search_row *plain = &t->rows[t->plain];
+	const struct lik_search_row *versus = &t->rows[t->plain_versus];
+	if (regression)
+		append_text(&text, &size, &need, "Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+			best->psi, best->C, best->p, best->score);
+	else
+		append_text(&text, &size, &need, "Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
+			best->psi, best->C, 100.0 * best->score);
+	if (t->at_edge && psi_searched)
+		append_text(&text, &size, &need, "note: %s\n",
+			t->note[0] ? t->note : "the best psi is the largest tried");
+	/* the baseline ran on stage 1's subsample when it has fewer rows than the best row */
+	int on_subsample = plain->rows != best->rows;
+	char where[64] = "";
+	if (on_subsample)
+		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
+	if (regression)
+		append_text(&text, &size, &need, "plain linear%s: best C = %g, best p = %g, CV MSE = %g",
+			where, plain->C, plain->p, plain->score);
+	else
+		append_text(&text, &size, &need, "plain linear%s: best C = %g, CV accuracy = %g%%",
+			where, plain->C, 100.0 * plain->score);
+	if (on_subsample && regression)
+		append_text(&text, &size, &need, " (psi = %d there: %g)", versus->psi, versus->score);
+	else if (on_subsample)
+		append_text(&text, &size, &need, " (psi = %d there: %g%%)", versus->psi,
+			100.0 * versus->score);
+	append_text(&text, &size, &need, "\n");
+	if (!t->kernel_wins)
+		append_text(&text, &size, &need,
+			"the kernel does not beat plain linear training on this data: train without -k\n");
+	return need;
 }

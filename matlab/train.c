@@ -163,12 +163,9 @@ static void print_search_row(const struct lik_search_row *r, void *context)
 	const int *regression = context;
 	if (r->psi == 0)
 		return;		/* the plain baseline: printed after the best */
-	if (*regression)
-		mexPrintf("psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)\n",
-			r->psi, r->C, r->p, r->score, r->rows, r->seconds);
-	else
-		mexPrintf("psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)\n",
-			r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
+	char line[256];
+	lik_search_row_text(r, *regression, line, sizeof line);
+	mexPrintf("%s\n", line);
 }
 
 /*
@@ -197,34 +194,12 @@ static void kernel_search(struct call *c, const struct problem *prob,
 	mex_print_end();
 	const struct lik_search_table *t = c->table;
 	const struct lik_search_row *best = &t->rows[t->best];
-	const struct lik_search_row *plain = &t->rows[t->plain];
-	if (regression)
-		mexPrintf("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
-			best->psi, best->C, best->p, best->score);
-	else
-		mexPrintf("Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
-			best->psi, best->C, 100.0 * best->score);
-	if (t->at_edge && !c->opt.psi_given)
-		mexPrintf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
-	const struct lik_search_row *versus = &t->rows[t->plain_versus];
-	char where[96] = "", there[96] = "";
-	if (plain->rows != prob->l) {
-		/* the baseline ran on stage 1's subsample, as the program says */
-		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
-		if (regression)
-			snprintf(there, sizeof there, " (psi = %d there: %g)", versus->psi, versus->score);
-		else
-			snprintf(there, sizeof there, " (psi = %d there: %g%%)", versus->psi,
-				100.0 * versus->score);
-	}
-	if (regression)
-		mexPrintf("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s\n",
-			where, plain->C, plain->p, plain->score, there);
-	else
-		mexPrintf("plain linear%s: best C = %g, CV accuracy = %g%%%s\n", where, plain->C,
-			100.0 * plain->score, there);
-	if (!t->kernel_wins)
-		mexPrintf("the kernel does not beat plain linear training on this data: train without -k\n");
+	/* the Best line, the note, the baseline and the advice: the library's text */
+	int need = lik_search_summary_text(t, regression, !c->opt.psi_given, NULL, 0);
+	char *summary = mxMalloc((size_t)need + 1);	/* mxMalloc: freed by the interpreter on error */
+	lik_search_summary_text(t, regression, !c->opt.psi_given, summary, (size_t)need + 1);
+	mexPrintf("%s", summary);
+	mxFree(summary);
 	plhs[0] = mxCreateDoubleMatrix(4, 1, mxREAL);
 	double *out = mxGetPr(plhs[0]);
 	out[0] = best->C;

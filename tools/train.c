@@ -610,12 +610,9 @@ static void print_search_row(const struct lik_search_row *r, void *context)
 	struct progress *g = context;
 	if (r->psi == 0)
 		return;		/* the plain baseline: printed at the end */
-	if (g->regression)
-		printf("psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)\n",
-			r->psi, r->C, r->p, r->score, r->rows, r->seconds);
-	else
-		printf("psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)\n",
-			r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
+	char line[256];
+	lik_search_row_text(r, g->regression, line, sizeof line);
+	printf("%s\n", line);
 	fflush(stdout);
 	g->rows_done++;
 	g->seconds_done += r->seconds;
@@ -661,34 +658,16 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 	if (t == NULL)
 		exit_with_error(&err);
 	const struct lik_search_row *best = &t->rows[t->best];
-	const struct lik_search_row *plain = &t->rows[t->plain];
-	if (regression)
-		printf("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
-			best->psi, best->C, best->p, best->score);
-	else
-		printf("Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
-			best->psi, best->C, 100.0 * best->score);
-	if (t->at_edge && !o->ik.psi_given)
-		printf("note: %s\n", t->note[0] ? t->note : "the best psi is the largest tried");
-	const struct lik_search_row *versus = &t->rows[t->plain_versus];
-	char where[96] = "", there[96] = "";
-	if (plain->rows != prob->l) {
-		/* the baseline ran on stage 1's subsample: say so, and the kernel's best there */
-		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
-		if (regression)
-			snprintf(there, sizeof there, " (psi = %d there: %g)", versus->psi, versus->score);
-		else
-			snprintf(there, sizeof there, " (psi = %d there: %g%%)", versus->psi,
-				100.0 * versus->score);
+	/* the Best line, the note, the baseline and the advice: the library's text */
+	int need = lik_search_summary_text(t, regression, !o->ik.psi_given, NULL, 0);
+	char *summary = malloc((size_t)need + 1);
+	if (summary == NULL) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		exit(1);
 	}
-	if (regression)
-		printf("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s\n",
-			where, plain->C, plain->p, plain->score, there);
-	else
-		printf("plain linear%s: best C = %g, CV accuracy = %g%%%s\n", where, plain->C,
-			100.0 * plain->score, there);
-	if (!t->kernel_wins)
-		printf("the kernel does not beat plain linear training on this data: train without -k\n");
+	lik_search_summary_text(t, regression, !o->ik.psi_given, summary, (size_t)need + 1);
+	fputs(summary, stdout);
+	free(summary);
 	char *command = best_train_command(o, best->psi, best->C, best->p);
 	printf("best model: %s\n", command);
 	free(command);

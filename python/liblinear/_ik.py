@@ -126,6 +126,8 @@ if _lib is not None:
            [POINTER(problem), POINTER(parameter), POINTER(lik_map_params), c_int, c_double, c_double,
             POINTER(lik_search_options), _ERR])
     _proto('lik_search_table_free', None, [POINTER(POINTER(lik_search_table))])
+    _proto('lik_search_row_text', c_int, [POINTER(lik_search_row), c_int, c_char_p, c_size_t])
+    _proto('lik_search_summary_text', c_int, [POINTER(lik_search_table), c_int, c_int, c_char_p, c_size_t])
     _proto('lik_model_assemble', _MODEL_P, [POINTER(model), _MAP_P, _ERR])
     _proto('lik_model_free', None, [POINTER(_MODEL_P)])
     _proto('lik_model_linear', POINTER(model), [_MODEL_P])
@@ -602,13 +604,12 @@ SEARCH_ROW_FIELDS = ('psi', 'rows', 'C', 'p', 'score', 'seconds')
 last_search_table = []
 
 
-def _search_row_line(row, regression):
-    """The program's line for one psi of train -C -k (tools/train.c prints the same)."""
-    if regression:
-        return "psi = %d  Best C = %g Best p = %g  CV MSE = %g  (%d rows, %.1f s)" % (
-            row.psi, row.C, row.p, row.score, row.rows, row.seconds)
-    return "psi = %d  Best C = %g  CV accuracy = %g%%  (%d rows, %.1f s)" % (
-        row.psi, row.C, 100.0 * row.score, row.rows, row.seconds)
+def _library_text(function, *args):
+    """A lik_search_*_text function's text (it says how long the text is, as snprintf)."""
+    need = function(*args, None, 0)
+    text = ctypes.create_string_buffer(need + 1)
+    function(*args, text, need + 1)
+    return text.value.decode('utf-8', 'replace')
 
 
 def _search(prob, param, options):
@@ -629,7 +630,7 @@ def _search(prob, param, options):
 
     def on_row(row, context):
         if row.contents.psi != 0:  # the plain baseline is printed at the end
-            print(_search_row_line(row.contents, regression), flush=True)
+            print(_library_text(_lib.lik_search_row_text, row, int(regression)), flush=True)
 
     callback = _SEARCH_ROW_FUN(on_row)  # kept alive until lik_search returns
     search_options.on_row = callback
@@ -642,27 +643,10 @@ def _search(prob, param, options):
         t = table.contents
         rows = [t.rows[i] for i in range(t.count)]
         last_search_table = [{name: getattr(r, name) for name in SEARCH_ROW_FIELDS} for r in rows]
-        best, plain = rows[t.best], rows[t.plain]
-        if regression:
-            print("Best psi = %d  Best C = %g Best p = %g  CV MSE = %g" % (best.psi, best.C, best.p, best.score))
-        else:
-            print("Best psi = %d  Best C = %g  CV accuracy = %g%%" % (best.psi, best.C, 100.0 * best.score))
-        if t.at_edge and options.psi is None:
-            print("note: %s" % (t.note.decode('utf-8', 'replace') or "the best psi is the largest tried"))
-        where = there = ""
-        if plain.rows != prob.l:  # the baseline ran on stage 1's subsample, as the program says
-            versus = rows[t.plain_versus]
-            where = " on the %d-row subsample" % plain.rows
-            there = (" (psi = %d there: %g)" % (versus.psi, versus.score) if regression
-                     else " (psi = %d there: %g%%)" % (versus.psi, 100.0 * versus.score))
-        if regression:
-            print("plain linear%s: best C = %g, best p = %g, CV MSE = %g%s" % (
-                where, plain.C, plain.p, plain.score, there))
-        else:
-            print("plain linear%s: best C = %g, CV accuracy = %g%%%s" % (
-                where, plain.C, 100.0 * plain.score, there))
-        if not t.kernel_wins:
-            print("the kernel does not beat plain linear training on this data: train without -k")
+        best = rows[t.best]
+        # the Best line, the note, the baseline and the advice: the library's text, as the program's
+        print(_library_text(_lib.lik_search_summary_text, table, int(regression), int(options.psi is None)),
+              end="")
         print("")
         return best.C, best.p, best.score, best.psi
     finally:

@@ -155,6 +155,14 @@ START_TEST(same_table_for_any_thread_count)
 	ck_assert_int_eq(a->rows[a->plain].rows, 300);
 	ck_assert_uint_eq(a->plain_versus, (size_t)top);
 	ck_assert_int_eq(a->kernel_wins, a->rows[top].score > a->rows[a->plain].score);
+	/* the printed text: snprintf's rule (the length it needs; cut short, still terminated) */
+	char text[1024], cut[16];
+	int need = lik_search_summary_text(a, 0, 1, NULL, 0);
+	ck_assert_int_eq(lik_search_summary_text(a, 0, 1, text, sizeof text), need);
+	ck_assert_int_eq((int)strlen(text), need);
+	ck_assert(strstr(text, "plain linear on the 300-row subsample: ") != NULL);
+	ck_assert_int_eq(lik_search_summary_text(a, 0, 1, cut, sizeof cut), need);
+	ck_assert(strncmp(cut, text, sizeof cut - 1) == 0 && cut[sizeof cut - 1] == '\0');
 	ck_assert_ptr_nonnull(a->best_map);
 	ck_assert_int_eq(lik_map_psi(a->best_map), a->rows[a->best].psi);
 	lik_search_table_free(&t[0]);
