@@ -133,6 +133,8 @@ ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
 
 # acc += a * b as one FMA where the CPU has it (see ikmap/sgemm.c).
 ikmap/sgemm.o: ALL_CFLAGS += -ffp-contract=fast
+# The reference arithmetic of the minmax and acos maps (issue 27): no contraction into FMA.
+ikmap/detmath.o: ALL_CFLAGS += -ffp-contract=off
 # ---- end BLAS ----
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
