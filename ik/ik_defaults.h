@@ -22,4 +22,18 @@
 #define IK_DEFAULT_SCALE 1
 #define IK_DEFAULT_SEED 1
 
+/*
+ * The exact-sparse kernels (issue 27): -k minmax's 2^b cells per sample
+ * (-g) and its search grid, -k acos's 2 cells per projection, and their
+ * -S default 0 (no transform), so that training reads its input once.
+ * Their -t (k samples) defaults to IK_DEFAULT_T and is capped by
+ * IK_MAX_SAMPLES, the cap of their .ik files.
+ */
+#define IK_DEFAULT_PSI_MINMAX 256
+#define IK_MIN_PSI_MINMAX 16
+#define IK_MAX_PSI_MINMAX 65536
+#define IK_CELLS_ACOS 2
+#define IK_DEFAULT_SCALE_EXACT 0
+#define IK_MAX_SAMPLES 65536
+
 #endif /* IK_DEFAULTS_H */

@@ -78,21 +78,36 @@ struct lik_error {
 	char message[LIK_MESSAGE_SIZE];	/* one line, no newline; "" when code is LIK_OK */
 };
 
-enum lik_kernel { LIK_KERNEL_ANNE = 1, LIK_KERNEL_IFOREST = 2 };	/* -k 1|anne, 2|iforest */
+/* -k 1|anne, 2|iforest, 3|minmax, 4|acos */
+enum lik_kernel { LIK_KERNEL_ANNE = 1, LIK_KERNEL_IFOREST = 2, LIK_KERNEL_MINMAX = 3,
+	LIK_KERNEL_ACOS = 4 };
 enum lik_device { LIK_DEVICE_CPU = 0, LIK_DEVICE_GPU = 1, LIK_DEVICE_AUTO = 2 };	/* -d */
 
-/* The map's parameters: the CLI's -k -t -g -r -S -d -m. */
+/*
+ * The map's parameters: the CLI's -k -t -g -r -S -d -m. For minmax and
+ * acos, t is the number k of samples (1..65536) and psi the cells of
+ * each: minmax 2^b, a power of two from 16 to 65536 (not capped by the
+ * rows); acos 2 (0 is taken as 2). scale 2 (min-max to [0, 1] per feature
+ * over the build rows, stored with the map, later values clipped) is for
+ * minmax and acos only, scale 1 for anne (iforest ignores it); other
+ * combinations are LIK_EINVAL. Without scale 2, minmax refuses a negative
+ * value (LIK_EDATA, naming the row within the call and the feature).
+ */
 struct lik_map_params {
 	int kernel;		/* enum lik_kernel */
-	int t;			/* partitionings, >= 1 (-t) */
-	int psi;		/* rows sampled per partitioning, 1..rows (-g) */
+	int t;			/* partitionings or samples, >= 1 (-t) */
+	int psi;		/* rows sampled per partitioning, 1..rows; minmax/acos: cells (-g) */
 	uint64_t seed;		/* -r */
-	int scale;		/* 1: max-abs feature scaling before aNNE distances (-S) */
+	int scale;		/* 1: max-abs scaling (anne); 2: min-max to [0, 1] (minmax, acos) (-S) */
 	int device;		/* enum lik_device, where rows are mapped (-d) */
 	int threads;		/* -m; <= 0: OpenMP's default */
 };
 
-/* The CLI's defaults for kernel: t 100, its default psi, seed 1, scale 1, device auto, threads 0. */
+/*
+ * The CLI's defaults for kernel: t 100, its default psi (anne 64, iforest
+ * 32, minmax 256, acos 2), seed 1, scale 1 (anne, iforest) or 0 (minmax,
+ * acos), device auto, threads 0.
+ */
 void lik_map_params_default(struct lik_map_params *p, int kernel);
 
 int lik_version(void);

@@ -101,9 +101,22 @@ void lik_map_params_default(struct lik_map_params *p, int kernel)
 	memset(p, 0, sizeof *p);
 	p->kernel = kernel;
 	p->t = IK_DEFAULT_T;
-	p->psi = kernel == LIK_KERNEL_IFOREST ? IK_DEFAULT_PSI_IFOREST : IK_DEFAULT_PSI_ANNE;
+	switch (kernel) {
+	case LIK_KERNEL_IFOREST:
+		p->psi = IK_DEFAULT_PSI_IFOREST;
+		break;
+	case LIK_KERNEL_MINMAX:
+		p->psi = IK_DEFAULT_PSI_MINMAX;
+		break;
+	case LIK_KERNEL_ACOS:
+		p->psi = IK_CELLS_ACOS;
+		break;
+	default:
+		p->psi = IK_DEFAULT_PSI_ANNE;
+	}
 	p->seed = IK_DEFAULT_SEED;
-	p->scale = IK_DEFAULT_SCALE;
+	/* the exact kernels read their input once unless asked to scale (issue 27) */
+	p->scale = lik_kernel_is_exact(kernel) ? IK_DEFAULT_SCALE_EXACT : IK_DEFAULT_SCALE;
 	p->device = LIK_DEVICE_AUTO;
 	p->threads = 0;
 }

@@ -27,6 +27,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include "ik_defaults.h"
 #include "ikmap.h"
 #include "liblinear_ik.h"
 #include "report.h"
@@ -35,6 +36,10 @@
 /* lik_find_parameters' search over psi (kernel->psi 0): 4, 8, ..., 4096, none above the rows. */
 #define LIK_SEARCH_PSI_MIN 4
 #define LIK_SEARCH_PSI_MAX 4096
+/* -k minmax's grid of 2^b: 16, 64, ..., 4096 (issue 27) */
+#define LIK_SEARCH_MINMAX_MIN 16
+#define LIK_SEARCH_MINMAX_FACTOR 4
+#define LIK_SEARCH_MINMAX_MAX 4096
 
 struct lik_map {
 	atomic_int references;
@@ -72,6 +77,38 @@ void lik_fail_ikmap(struct lik_error *err, int code, const char *ikmap_err);
 void lik_error_print(const struct lik_error *err);
 
 /* ---- maps (lik_map.c) ---- */
+
+/* "anne", "iforest", "minmax", "acos" for enum lik_kernel; NULL for anything else. */
+const char *lik_kernel_name(int kernel);
+/* 1 for the exact-sparse kernels (minmax, acos), whose psi is cells, not sampled rows. */
+int lik_kernel_is_exact(int kernel);
+/*
+ * Every check of the parameters that needs no rows (kernel, t, psi,
+ * scale, device and how they combine), so that the programs refuse a bad
+ * command line before reading any data. 0, or -1 after LIK_EINVAL.
+ */
+int lik_map_check_params(const struct lik_map_params *p, struct lik_error *err);
+/* The cells per partitioning of such parameters: psi, or 2 for acos (whose psi may be 0). */
+int lik_map_params_cells(const struct lik_map_params *p);
+/*
+ * The first negative value of rows[0..n-1] at a feature index <= dim:
+ * 1 with *row (0-based) and *feature set, else 0. -k minmax refuses such
+ * values unless it min-max scales (scale 2).
+ */
+int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size_t *row,
+	int *feature);
+
+/*
+ * The psi grid that -C searches for a kernel: first, first*factor, ...,
+ * never past last. anne/iforest: 4, 8, ... up to min(rows, grid_max)
+ * (psi is sampled rows); minmax: 16, 64, 256, 1024, 4096 (2^b cells, not
+ * capped by the rows; grid_max caps it too); acos: 2 only (C alone is
+ * searched). last < first: no psi fits.
+ */
+struct lik_psi_grid {
+	int first, factor, last;
+};
+struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max);
 
 /* A new lik_map holding map (taken over); NULL (map freed) when out of memory. */
 struct lik_map *lik_map_wrap(struct ikmap *map, struct lik_error *err);

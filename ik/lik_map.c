@@ -59,32 +59,141 @@ int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err)
 	return -1;
 }
 
-/* The parameters' checks that need no rows. 0, or -1 after LIK_EINVAL. */
-static int check_params(const struct lik_map_params *p, struct lik_error *err)
+const char *lik_kernel_name(int kernel)
+{
+	switch (kernel) {
+	case LIK_KERNEL_ANNE:
+		return "anne";
+	case LIK_KERNEL_IFOREST:
+		return "iforest";
+	case LIK_KERNEL_MINMAX:
+		return "minmax";
+	case LIK_KERNEL_ACOS:
+		return "acos";
+	}
+	return NULL;
+}
+
+int lik_kernel_is_exact(int kernel)
+{
+	return kernel == LIK_KERNEL_MINMAX || kernel == LIK_KERNEL_ACOS;
+}
+
+/* A power of two in [IK_MIN_PSI_MINMAX, IK_MAX_PSI_MINMAX]: -k minmax's 2^b. */
+static int minmax_cells_ok(int psi)
+{
+	return psi >= IK_MIN_PSI_MINMAX && psi <= IK_MAX_PSI_MINMAX && (psi & (psi - 1)) == 0;
+}
+
+int lik_map_check_params(const struct lik_map_params *p, struct lik_error *err)
 {
 	enum ikmap_device device;
-	if (p->kernel != LIK_KERNEL_ANNE && p->kernel != LIK_KERNEL_IFOREST) {
-		lik_fail(err, LIK_EINVAL, "kernel %d is not anne (1) or iforest (2)", p->kernel);
+	const char *name = lik_kernel_name(p->kernel);
+	if (name == NULL) {
+		lik_fail(err, LIK_EINVAL, "kernel %d is not anne (1), iforest (2), minmax (3) or acos (4)",
+			p->kernel);
 		return -1;
 	}
+	int exact = lik_kernel_is_exact(p->kernel);
 	if (p->t < 1) {
 		lik_fail(err, LIK_EINVAL, "t (-t %d) must be at least 1", p->t);
 		return -1;
 	}
-	if (p->psi < 1) {
+	/* the cap of the .ik files of these types (ikmap.h): a map beyond it could not be saved */
+	if (exact && p->t > IK_MAX_SAMPLES) {
+		lik_fail(err, LIK_EINVAL, "t (-t %d): -k %s takes at most %d samples", p->t, name,
+			IK_MAX_SAMPLES);
+		return -1;
+	}
+	if (p->kernel == LIK_KERNEL_MINMAX && !minmax_cells_ok(p->psi)) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d): -k minmax needs 2^b cells, a power of two"
+			" from %d to %d", p->psi, IK_MIN_PSI_MINMAX, IK_MAX_PSI_MINMAX);
+		return -1;
+	}
+	/* acos: 0 stands for its only width, 2 (as ikmap_params takes it) */
+	if (p->kernel == LIK_KERNEL_ACOS && p->psi != 0 && p->psi != IK_CELLS_ACOS) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d): -k acos has %d cells per projection,"
+			" psi cannot be set", p->psi, IK_CELLS_ACOS);
+		return -1;
+	}
+	if (!exact && p->psi < 1) {
 		lik_fail(err, LIK_EINVAL, "psi (-g %d) must be at least 1", p->psi);
 		return -1;
 	}
-	if ((int64_t)p->t * p->psi > INT_MAX - 2) {
+	int psi = lik_map_params_cells(p);
+	if ((int64_t)p->t * psi > INT_MAX - 2) {
 		lik_fail(err, LIK_EINVAL, "t*psi = %d*%d is too large (at most %d features)",
-			p->t, p->psi, INT_MAX - 2);
+			p->t, psi, INT_MAX - 2);
 		return -1;
 	}
-	if (p->scale != 0 && p->scale != 1) {
-		lik_fail(err, LIK_EINVAL, "scale (-S %d) must be 0 or 1", p->scale);
+	if (p->scale < 0 || p->scale > 2) {
+		lik_fail(err, LIK_EINVAL, "scale (-S %d) must be 0, 1 or 2", p->scale);
+		return -1;
+	}
+	/* issue 28 brings min-max scaling to the IK maps; until then ikmap refuses it there */
+	if (p->scale == 2 && !exact) {
+		lik_fail(err, LIK_EINVAL, "scale 2 (-S 2, min-max to [0, 1]) is for -k minmax and acos"
+			" only; -k %s takes -S 0 or 1", name);
+		return -1;
+	}
+	/* max-abs scaling is aNNE's (ikmap.h); silently ignoring it here would hide a mistake */
+	if (p->scale == 1 && exact) {
+		lik_fail(err, LIK_EINVAL, "scale 1 (-S 1, max-abs) is for -k anne; -k %s takes -S 0"
+			" or 2 (min-max to [0, 1])", name);
 		return -1;
 	}
 	return lik_device_of(p->device, &device, err);
+}
+
+struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max)
+{
+	struct lik_psi_grid g;
+	if (kernel == LIK_KERNEL_ACOS) {
+		g.first = g.last = IK_CELLS_ACOS;
+		g.factor = 2;
+	} else if (kernel == LIK_KERNEL_MINMAX) {
+		g.first = LIK_SEARCH_MINMAX_MIN;
+		g.factor = LIK_SEARCH_MINMAX_FACTOR;
+		g.last = grid_max < LIK_SEARCH_MINMAX_MAX ? grid_max : LIK_SEARCH_MINMAX_MAX;
+	} else {
+		g.first = LIK_SEARCH_PSI_MIN;
+		g.factor = 2;
+		g.last = rows < grid_max ? rows : grid_max;
+	}
+	return g;
+}
+
+int lik_map_params_cells(const struct lik_map_params *p)
+{
+	return p->kernel == LIK_KERNEL_ACOS ? IK_CELLS_ACOS : p->psi;
+}
+
+/*
+ * -k minmax without scale 2 needs non-negative values (ikmap refuses
+ * others too, but only the caller knows what a row is called: a line of
+ * a file, a row of a matrix). The first negative value among rows[0..n-1]
+ * at an index <= dim (the map ignores the others): 0 when there is none,
+ * else 1 with *row (0-based) and *feature set.
+ */
+int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size_t *row,
+	int *feature)
+{
+	for (size_t i = 0; i < n; i++)
+		for (const struct feature_node *f = rows[i]; f->index != -1; f++)
+			if (f->index <= dim && f->value < 0) {
+				*row = i;
+				*feature = f->index;
+				return 1;
+			}
+	return 0;
+}
+
+/* LIK_EDATA naming the row (1-based, within the call) and the feature. Always -1. */
+static int fail_negative(struct lik_error *err, size_t row, int feature)
+{
+	lik_fail(err, LIK_EDATA, "row %zu: feature %d is negative: -k minmax needs non-negative"
+		" values (or scale 2, -S 2, min-max scaling to [0, 1])", row + 1, feature);
+	return -1;
 }
 
 /*
@@ -136,9 +245,21 @@ static struct feature_node **rows_without_bias(const struct problem *prob,
 static struct ikmap_params ikmap_params_of(const struct lik_map_params *params)
 {
 	struct ikmap_params p = {0};
-	p.method = params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE;
+	switch (params->kernel) {
+	case LIK_KERNEL_IFOREST:
+		p.method = IKMAP_IFOREST;
+		break;
+	case LIK_KERNEL_MINMAX:
+		p.method = IKMAP_MINMAX;
+		break;
+	case LIK_KERNEL_ACOS:
+		p.method = IKMAP_ACOS;
+		break;
+	default:
+		p.method = IKMAP_ANNE;
+	}
 	p.t = params->t;
-	p.psi = params->psi;
+	p.psi = lik_map_params_cells(params);
 	p.seed = params->seed;
 	p.scale = params->scale;
 	p.threads = params->threads;
@@ -152,13 +273,14 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 		lik_fail(err, LIK_EINVAL, "no problem or no map parameters given");
 		return NULL;
 	}
-	if (check_params(params, err) != 0)
+	if (lik_map_check_params(params, err) != 0)
 		return NULL;
 	if (prob->l < 1) {
 		lik_fail(err, LIK_EDATA, "no training rows");
 		return NULL;
 	}
-	if (params->psi > prob->l) {
+	/* IK maps sample psi rows; minmax and acos cells are not rows, so rows do not cap them */
+	if (!lik_kernel_is_exact(params->kernel) && params->psi > prob->l) {
 		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%d)",
 			params->psi, prob->l);
 		return NULL;
@@ -174,8 +296,13 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 		return NULL;
 	struct ikmap_params p = ikmap_params_of(params);
 	char why[IKMAP_ERR_SIZE];
-	struct ikmap *map = ikmap_build(rows, prob->l, dim, &p, why);
-	if (map == NULL)
+	size_t bad_row;
+	int bad_feature;
+	struct ikmap *map = NULL;
+	if (p.method == IKMAP_MINMAX && p.scale != 2
+		&& lik_first_negative(rows, (size_t)prob->l, dim, &bad_row, &bad_feature))
+		fail_negative(err, bad_row, bad_feature);
+	else if ((map = ikmap_build(rows, prob->l, dim, &p, why)) == NULL)
 		lik_fail_ikmap(err, LIK_EDATA, why);
 	if (rows != prob->x) {
 		free(rows);
@@ -204,9 +331,16 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 		return -1;
 	if (count == 0)
 		return 0;
+	size_t bad_row;
+	int bad_feature;
+	if (ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2
+		&& lik_first_negative(rows, count, ikmap_dim(map), &bad_row, &bad_feature))
+		return fail_negative(err, bad_row, bad_feature);
 	char why[IKMAP_ERR_SIZE];
-	if (ikmap_map_on(map, rows, count, cells, threads, on, why) != 0) {
-		lik_fail_ikmap(err, LIK_EDEVICE, why);
+	int status = ikmap_map_on(map, rows, count, cells, threads, on, why);
+	if (status != 0) {
+		/* -2: a value the map cannot take (ikmap.h), which is the data's fault */
+		lik_fail_ikmap(err, status == -2 ? LIK_EDATA : LIK_EDEVICE, why);
 		return -1;
 	}
 	return 0;
@@ -259,7 +393,7 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		lik_fail(err, LIK_EINVAL, "no rows or no map parameters given");
 		return NULL;
 	}
-	if (check_params(params, err) != 0)
+	if (lik_map_check_params(params, err) != 0)
 		return NULL;
 	if (n > INT_MAX) {
 		lik_fail(err, LIK_EINVAL, "%zu rows: a map is built on at most %d", n, INT_MAX);
@@ -273,7 +407,7 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		lik_fail(err, LIK_EDATA, "no training rows");
 		return NULL;
 	}
-	if (params->psi > (int)n) {
+	if (!lik_kernel_is_exact(params->kernel) && params->psi > (int)n) {
 		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%zu)",
 			params->psi, n);
 		return NULL;
@@ -289,6 +423,13 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		return NULL;
 	}
 	struct ikmap_params p = ikmap_params_of(params);
+	if (p.method == IKMAP_MINMAX && p.scale != 2)
+		for (size_t i = 0; i < n; i++)
+			for (int j = 0; j < dim; j++)
+				if (x[i * ld + (size_t)j] < 0) {
+					fail_negative(err, i, j + 1);
+					return NULL;
+				}
 	char why[IKMAP_ERR_SIZE];
 	struct ikmap *map = ikmap_build_dense(x, (int)n, dim, ld, &p, why);
 	if (map == NULL) {
@@ -317,6 +458,13 @@ int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count,
 	if (lik_device_of(device, &on, err) != 0)
 		return -1;
 	const struct ikmap *im = map->map;
+	if (ikmap_method(im) == IKMAP_MINMAX && ikmap_scaled(im) != 2) {
+		size_t dim = (size_t)ikmap_dim(im) < cols ? (size_t)ikmap_dim(im) : cols;
+		for (size_t i = 0; i < count; i++)
+			for (size_t j = 0; j < dim; j++)
+				if (x[i * ld + j] < 0)
+					return fail_negative(err, i, (int)j + 1);
+	}
 	char why[IKMAP_ERR_SIZE];
 	/* 16-bit cells into the buffer's first half, then widened, as lik_map_rows does */
 	int status = ikmap_map_dense_on(im, x, count, (int)cols, ld, cells, threads, on, why);
@@ -332,7 +480,16 @@ int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count,
 
 int lik_map_kernel(const struct lik_map *map)
 {
-	return ikmap_method(map->map) == IKMAP_IFOREST ? LIK_KERNEL_IFOREST : LIK_KERNEL_ANNE;
+	switch (ikmap_method(map->map)) {
+	case IKMAP_IFOREST:
+		return LIK_KERNEL_IFOREST;
+	case IKMAP_MINMAX:
+		return LIK_KERNEL_MINMAX;
+	case IKMAP_ACOS:
+		return LIK_KERNEL_ACOS;
+	default:
+		return LIK_KERNEL_ANNE;
+	}
 }
 
 int lik_map_t(const struct lik_map *map)

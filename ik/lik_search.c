@@ -15,6 +15,7 @@
  * -m), and mapping runs on all threads; every score is independent of the
  * thread count, so is every choice here.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -431,13 +432,17 @@ static int full_walk(struct search_state *s, int psi, double C0, struct lik_erro
 	return 0;
 }
 
-/* Stage 1 on the sample; its rows' indices ranked best first into ranked[]. */
+/*
+ * Stage 1 on the sample; the psi it tried into psis[]. The grid is the
+ * kernel's (lik_psi_grid_of): IK psi up to the sample's rows, minmax's
+ * 2^b in 16, 64, ..., 4096 whatever the rows.
+ */
 static int stage_one(struct search_state *s, int *psis, int *count, struct lik_error *err)
 {
 	int grid_max = s->opt.grid_max >= LIK_SEARCH_PSI_MIN ? s->opt.grid_max : LIK_SEARCH_PSI_MAX;
-	int last = s->sample.l < grid_max ? s->sample.l : grid_max;
+	struct lik_psi_grid g = lik_psi_grid_of(s->kernel->kernel, s->sample.l, grid_max);
 	*count = 0;
-	for (int psi = LIK_SEARCH_PSI_MIN; psi <= last; psi *= 2) {
+	for (int psi = g.first; psi <= g.last; psi *= g.factor) {
 		if (s->has_sample) {
 			struct lik_search_row row;
 			if (walk_at(s, &s->sample, psi, -1, &row, NULL, err) != 0
@@ -447,8 +452,8 @@ static int stage_one(struct search_state *s, int *psis, int *count, struct lik_e
 			return -1;
 		}
 		psis[(*count)++] = psi;
-		if (psi > last / 2)
-			break;	/* psi *= 2 would pass last (and could overflow) */
+		if (psi > g.last / g.factor)
+			break;	/* psi *= factor would pass last (and could overflow) */
 	}
 	return 0;
 }
@@ -511,6 +516,12 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 		t->at_edge = t->rows[b].psi == largest;
 		if (!t->at_edge)
 			return 0;
+		/* minmax's grid is fixed (issue 27): 2^b past 4096 is not searched */
+		if (s->kernel->kernel == LIK_KERNEL_MINMAX) {
+			snprintf(t->note, sizeof t->note, "psi = %d is the largest of -k minmax's grid"
+				" (16, 64, ..., %d); try a larger -g yourself", largest, LIK_SEARCH_MINMAX_MAX);
+			return 0;
+		}
 		if (largest > limit / 2) {	/* 2 * largest would pass the limit */
 			if (s->prob->l <= s->opt.max_psi)
 				snprintf(t->note, sizeof t->note, "psi = %d is the largest tried: psi = %d "
@@ -568,7 +579,13 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
 		return -1;
 	}
-	if (kernel->psi == 0 && prob->l < LIK_SEARCH_PSI_MIN) {
+	/* psi 0 asks for the search: check the other parameters at the grid's first psi */
+	struct lik_map_params probe = *kernel;
+	if (probe.psi == 0)
+		probe.psi = lik_psi_grid_of(kernel->kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
+	if (lik_map_check_params(&probe, err) != 0)
+		return -1;
+	if (kernel->psi == 0 && !lik_kernel_is_exact(kernel->kernel) && prob->l < LIK_SEARCH_PSI_MIN) {
 		lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
 			LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);
 		return -1;
@@ -580,6 +597,9 @@ static int run_stages(struct search_state *s, struct lik_error *err)
 {
 	if (s->kernel->psi != 0)
 		return full_walk(s, s->kernel->psi, -1, err);
+	/* acos has one width (2 cells): C alone is searched, on all rows */
+	if (s->kernel->kernel == LIK_KERNEL_ACOS)
+		return full_walk(s, IK_CELLS_ACOS, -1, err);
 	if (draw_sample(s, err) != 0)
 		return -1;
 	int psis[32];

@@ -269,14 +269,16 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
 		if (search_at(prob, param, kernel, nr_fold, start_C, start_p, &best, err) != 0)
 			return -1;
 	} else {
-		int last = prob->l < LIK_SEARCH_PSI_MAX ? prob->l : LIK_SEARCH_PSI_MAX;
-		if (last < LIK_SEARCH_PSI_MIN) {
+		/* the kernel's grid: IK psi capped by the rows, minmax's 2^b, acos's 2 (lik_internal.h) */
+		struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob->l, LIK_SEARCH_PSI_MAX);
+		int last = g.last;
+		if (last < g.first) {
 			lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
-				LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);
+				g.first, g.first);
 			return -1;
 		}
 		struct lik_map_params at = *kernel;
-		for (int psi = LIK_SEARCH_PSI_MIN; psi <= last; psi *= 2) {
+		for (int psi = g.first; psi <= last; psi *= g.factor) {
 			struct search_result r = { psi, NAN, NAN, NAN };
 			at.psi = psi;
 			if (search_at(prob, param, &at, nr_fold, start_C, start_p, &r, err) != 0)
@@ -287,8 +289,8 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
 				info("psi = %d  Best C = %g  CV accuracy = %g%%\n", r.psi, r.C, 100.0 * r.score);
 			if (better(&r, &best, regression))
 				best = r;
-			if (psi > last / 2)
-				break;	/* psi *= 2 would pass last (and could overflow) */
+			if (psi > last / g.factor)
+				break;	/* psi *= factor would pass last (and could overflow) */
 		}
 	}
 	*best_psi = best.psi;

@@ -96,7 +96,7 @@
 
 #define IKMAP_ERR_SIZE 256
 
-enum ikmap_method { IKMAP_ANNE = 0, IKMAP_IFOREST = 1 };
+enum ikmap_method { IKMAP_ANNE = 0, IKMAP_IFOREST = 1, IKMAP_MINMAX = 2, IKMAP_ACOS = 3 };
 
 /* Where aNNE rows are mapped (see Devices above). */
 enum ikmap_device { IKMAP_DEVICE_CPU = 0, IKMAP_DEVICE_GPU = 1, IKMAP_DEVICE_AUTO = 2 };
