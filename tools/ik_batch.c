@@ -1,11 +1,13 @@
 /*
  * ik_batch.c - reading, holding and mapping one batch of rows.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ik_batch.h"
+#include "lik_internal.h"
 
 static int out_of_memory(void)
 {
@@ -63,6 +65,7 @@ static int keep_row(struct ik_batch *b, const struct feature_node *x, size_t nnz
 long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
 	enum ikmap_device device)
 {
+	b->rows_before += b->count;
 	b->count = 0;
 	b->nodes_used = 0;
 	int status = LIBSVM_ROW;
@@ -84,12 +87,30 @@ long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikm
 	/* nodes may have moved while growing: point the rows now */
 	for (size_t i = 0; i < b->count; i++)
 		b->rows[i] = b->nodes + b->row_start[i];
+	if (map != NULL && ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2
+		&& ik_refuse_negative(b->rows, b->count, ikmap_dim(map), b->name,
+			b->rows_before + 1, "the -k minmax map takes non-negative values only (build it with"
+			" -S 2 to min-max scale them)") != 0)
+		return -1;
 	char err[IKMAP_ERR_SIZE];
 	if (map != NULL && b->count > 0 && ikmap_map_on(map, b->rows, b->count, b->cells, threads, device, err) != 0) {
 		fprintf(stderr, "ERROR: %s\n", err);
 		return -1;
 	}
 	return (long)b->count;
+}
+
+int ik_refuse_negative(struct feature_node *const *rows, size_t n, int dim, const char *path,
+	int64_t first_line, const char *advice)
+{
+	size_t row;
+	int feature;
+	if (!lik_first_negative(rows, n, dim, &row, &feature))
+		return 0;
+	fprintf(stderr, "ERROR: %s%sline %" PRId64 ": feature %d is negative: %s\n",
+		path != NULL ? path : "", path != NULL ? " " : "", first_line + (int64_t)row, feature,
+		advice);
+	return -1;
 }
 
 const void *ik_batch_cells(const struct ik_batch *b, size_t i)

@@ -19,6 +19,7 @@
 #define IK_BATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "ikmap.h"
 #include "linear.h"
 #include "reader.h"
@@ -35,6 +36,13 @@ struct ik_batch {
 	size_t nodes_used, nodes_cap;
 	unsigned char *cells;		/* count * t cells of ikmap_cell_size bytes; NULL without a map */
 	size_t cell_bytes;		/* ikmap_cell_size(map) * t: one row's cells */
+	/*
+	 * Rows read by the earlier batches: row i of this one is the input's
+	 * line rows_before + i + 1 (every line is a row; the reader refuses
+	 * blank ones), for messages about bad values.
+	 */
+	int64_t rows_before;
+	const char *name;		/* the input's name in such messages (NULL: none); the caller sets it */
 };
 
 /* 0, or -1 when out of memory (message on stderr). map may be NULL: rows only. */
@@ -49,6 +57,16 @@ void ik_batch_free(struct ik_batch *b);
  */
 long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikmap *map, int threads,
 	enum ikmap_device device);
+
+/*
+ * -k minmax without min-max scaling takes non-negative values only: the
+ * first negative value of rows[0..n-1] at a feature <= dim prints
+ * "ERROR: <path> line <N>: feature <j> is negative: <advice>" (row i is
+ * line first_line + i; path may be NULL) and gives -1; else 0.
+ * ik_batch_next makes this check itself for such a map before mapping.
+ */
+int ik_refuse_negative(struct feature_node *const *rows, size_t n, int dim, const char *path,
+	int64_t first_line, const char *advice);
 
 /* Row i's cells (as ikmap_map wrote them). */
 const void *ik_batch_cells(const struct ik_batch *b, size_t i);

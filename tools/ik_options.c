@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli_number.h"
 #include "ik_options.h"
+#include "lik_internal.h"
 
 void ik_options_default(struct ik_options *o)
 {
@@ -16,6 +17,7 @@ void ik_options_default(struct ik_options *o)
 	o->psi_given = 0;
 	o->seed = IK_DEFAULT_SEED;
 	o->scale = IK_DEFAULT_SCALE;
+	o->scale_given = 0;
 	o->device = IKMAP_DEVICE_AUTO;
 }
 
@@ -23,7 +25,35 @@ int ik_options_psi(const struct ik_options *o)
 {
 	if (o->psi_given)
 		return o->psi;
-	return o->kernel == IK_KERNEL_IFOREST ? IK_DEFAULT_PSI_IFOREST : IK_DEFAULT_PSI_ANNE;
+	switch (o->kernel) {
+	case IK_KERNEL_IFOREST:
+		return IK_DEFAULT_PSI_IFOREST;
+	case IK_KERNEL_MINMAX:
+		return IK_DEFAULT_PSI_MINMAX;
+	case IK_KERNEL_ACOS:
+		return IK_CELLS_ACOS;
+	default:
+		return IK_DEFAULT_PSI_ANNE;
+	}
+}
+
+int ik_options_scale(const struct ik_options *o)
+{
+	if (o->scale_given)
+		return o->scale;
+	/* minmax and acos read their input once unless -S 2 asks for the transform */
+	return o->kernel == IK_KERNEL_MINMAX || o->kernel == IK_KERNEL_ACOS ? IK_DEFAULT_SCALE_EXACT
+		: IK_DEFAULT_SCALE;
+}
+
+static const char *const kernel_names[][2] = {
+	{ "0", "none" }, { "1", "anne" }, { "2", "iforest" }, { "3", "minmax" }, { "4", "acos" }
+};
+#define KERNEL_COUNT ((int)(sizeof kernel_names / sizeof kernel_names[0]))
+
+const char *ik_kernel_name(enum ik_kernel kernel)
+{
+	return (int)kernel >= 0 && (int)kernel < KERNEL_COUNT ? kernel_names[kernel][1] : "none";
 }
 
 /* -t and -g: an integer >= min (cli_number.h). */
@@ -38,11 +68,8 @@ static int parse_int_at_least(const char *text, int min, int *out)
 
 static int parse_kernel(const char *text, enum ik_kernel *out)
 {
-	static const char *const names[][2] = {
-		{ "0", "none" }, { "1", "anne" }, { "2", "iforest" }
-	};
-	for (int k = 0; k < 3; k++)
-		if (strcmp(text, names[k][0]) == 0 || strcmp(text, names[k][1]) == 0) {
+	for (int k = 0; k < KERNEL_COUNT; k++)
+		if (strcmp(text, kernel_names[k][0]) == 0 || strcmp(text, kernel_names[k][1]) == 0) {
 			*out = (enum ik_kernel)k;
 			return 0;
 		}
@@ -74,7 +101,7 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 	switch (letter) {
 	case 'k':
 		if (parse_kernel(value, &o->kernel) != 0)
-			return bad_value("-k needs 0 (none), 1 (anne) or 2 (iforest)");
+			return bad_value("-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)");
 		return 1;
 	case 't':
 		if (parse_int_at_least(value, 1, &o->t) != 0)
@@ -91,9 +118,11 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 		return 1;
 	case 'S': {
 		long long scale;
-		if (!cli_parse_integer(value, 0, 1, &scale))
-			return bad_value("-S needs 0 (no scaling) or 1 (max-abs scaling)");
+		if (!cli_parse_integer(value, 0, 2, &scale))
+			return bad_value("-S needs 0 (no scaling), 1 (max-abs scaling, anne) or 2 (min-max"
+				" to [0, 1], minmax and acos)");
 		o->scale = (int)scale;
+		o->scale_given = 1;
 		return 1;
 	}
 	case 'd':
@@ -115,14 +144,34 @@ int ik_options_check_device(const struct ik_options *o)
 	return 0;
 }
 
+int ik_options_check(const struct ik_options *o)
+{
+	if (o->kernel == IK_KERNEL_NONE)
+		return 0;
+	/* -g 2 would pass the library's check; the option itself has no meaning for acos */
+	if (o->kernel == IK_KERNEL_ACOS && o->psi_given) {
+		fprintf(stderr, "ERROR: -g cannot be used with -k acos (each projection has %d cells)\n",
+			IK_CELLS_ACOS);
+		return -1;
+	}
+	struct lik_map_params p = ik_options_kernel(o, 0);
+	struct lik_error err;
+	if (lik_map_check_params(&p, &err) != 0) {
+		fprintf(stderr, "ERROR: %s\n", err.message);
+		return -1;
+	}
+	return 0;
+}
+
 struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads)
 {
 	struct lik_map_params p;
-	lik_map_params_default(&p, o->kernel == IK_KERNEL_IFOREST ? LIK_KERNEL_IFOREST : LIK_KERNEL_ANNE);
+	/* ik_kernel's numbers 1..4 are lik_kernel's; -k 0 gets anne's (callers map only with -k) */
+	lik_map_params_default(&p, o->kernel == IK_KERNEL_NONE ? LIK_KERNEL_ANNE : (int)o->kernel);
 	p.t = o->t;
 	p.psi = ik_options_psi(o);
 	p.seed = o->seed;
-	p.scale = o->scale;
+	p.scale = ik_options_scale(o);
 	p.device = o->device == IKMAP_DEVICE_GPU ? LIK_DEVICE_GPU
 		: o->device == IKMAP_DEVICE_CPU ? LIK_DEVICE_CPU : LIK_DEVICE_AUTO;
 	p.threads = threads;

@@ -22,7 +22,9 @@
 
 /* The defaults of -t, -g, -r and -S: ik/ik_defaults.h (the library's too). */
 
-enum ik_kernel { IK_KERNEL_NONE = 0, IK_KERNEL_ANNE = 1, IK_KERNEL_IFOREST = 2 };
+/* The -k numbers; 1..4 equal enum lik_kernel's. */
+enum ik_kernel { IK_KERNEL_NONE = 0, IK_KERNEL_ANNE = 1, IK_KERNEL_IFOREST = 2, IK_KERNEL_MINMAX = 3,
+	IK_KERNEL_ACOS = 4 };
 
 struct ik_options {
 	enum ik_kernel kernel;
@@ -30,7 +32,8 @@ struct ik_options {
 	int psi;		/* -g; 0 until given: use ik_options_psi() */
 	int psi_given;		/* -g was on the command line */
 	uint64_t seed;
-	int scale;
+	int scale;		/* -S; until given: use ik_options_scale() */
+	int scale_given;	/* -S was on the command line */
 	enum ikmap_device device;	/* -d auto|cpu|gpu */
 };
 
@@ -38,6 +41,12 @@ void ik_options_default(struct ik_options *o);
 
 /* -g when given, else the default psi of the -k type (IK_DEFAULT_PSI_*). */
 int ik_options_psi(const struct ik_options *o);
+
+/* -S when given, else the default of the -k type (1 for anne and iforest, 0 for minmax, acos). */
+int ik_options_scale(const struct ik_options *o);
+
+/* "none", "anne", "iforest", "minmax" or "acos". */
+const char *ik_kernel_name(enum ik_kernel kernel);
 
 /* letter: the character after '-'; value: the next word. 1, 0 or -1 as above. */
 int ik_options_parse(struct ik_options *o, char letter, const char *value);
@@ -49,6 +58,15 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value);
  * CPU silently when mapping (ikmap_map_on), -d cpu never asks.
  */
 int ik_options_check_device(const struct ik_options *o);
+
+/*
+ * Checks how -k, -t, -g and -S combine, once the command line is read
+ * (with -k 0 nothing: the others are ignored then): -g with acos, a -g
+ * that is not minmax's 2^b, -t above 65536 for minmax and acos, -S 2
+ * with anne or iforest, -S 1 with minmax or acos. Prints "ERROR: ..." and
+ * returns -1, else 0.
+ */
+int ik_options_check(const struct ik_options *o);
 
 /* The library's map parameters (liblinear_ik.h) of -k, -t, -g, -r, -S, -d and -m threads. */
 struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads);

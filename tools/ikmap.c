@@ -2,7 +2,7 @@
  * ikmap.c - the `ikmap` command: build a partitioning file, map
  * LIBSVM rows through one, or print Isolation Kernel values.
  *
- *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1] [-m threads] data partitioning_file
+ *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1|2] [-m threads] data partitioning_file
  *   ikmap [-m threads] partitioning_file < in > out
  *   ikmap -K [-m threads] partitioning_file file_x [file_y]
  *
@@ -31,7 +31,7 @@ static const char usage_format[] =
 	"Usage: ikmap -k type [options] data_file partitioning_file\n"
 	"       ikmap [-m threads] partitioning_file < data_file > mapped_file\n"
 	"       ikmap -K [-m threads] partitioning_file file_x [file_y]\n"
-	"The first form builds an Isolation Kernel partitioning of data_file (LIBSVM format)\n"
+	"The first form builds a kernel's partitioning (feature map) of data_file (LIBSVM format)\n"
 	"as train -k does; the second maps each row read from stdin to the row that a model\n"
 	"trained with -k sees (\"label index:value ...\"); the third prints K(x, y) for every\n"
 	"row x of file_x (one line each) and row y of file_y (default: file_x).\n"
@@ -39,17 +39,22 @@ static const char usage_format[] =
 	"-k type : partitioning method\n"
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
 	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
-	"-t T : number of partitionings (default %d)\n"
-	"-g psi : cells per partitioning (default %d for anne, %d for iforest)\n"
+	"\t 3 or minmax  -- min-max kernel: T samples of 0-bit consistent weighted sampling\n"
+	"\t 4 or acos    -- acos kernel: signs of T random projections\n"
+	"-t T : number of partitionings (minmax, acos: samples, at most 65536) (default %d)\n"
+	"-g psi : cells per partitioning (default %d for anne, %d for iforest, %d for minmax,\n"
+	"\twhich takes a power of two from 16 to 65536; not with acos)\n"
 	"-r seed : random seed (default %d)\n"
-	"-S 0|1 : aNNE only: scale each feature by 1/max|x| of data_file's rows (default %d)\n"
+	"-S 0|1|2 : 1: aNNE only, scale each feature by 1/max|x| of data_file's rows (default %d\n"
+	"\tfor anne, iforest); 2: minmax and acos only, min-max to [0, 1] (default 0 for them)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-d device : auto, cpu or gpu (default auto)\n"
 	"-K : print kernel values\n";
 
 static void exit_with_help(void)
 {
-	printf(usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	printf(usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST,
+		IK_DEFAULT_PSI_MINMAX, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
 	exit(1);
 }
 
@@ -108,10 +113,10 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		: o->nr_files != (building ? 2 : 1))
 		exit_with_help();
 	if (building && o->ik.kernel == IK_KERNEL_NONE) {
-		fprintf(stderr, "ERROR: building a partitioning needs -k anne or -k iforest\n");
+		fprintf(stderr, "ERROR: building a partitioning needs -k anne, iforest, minmax or acos\n");
 		exit_with_help();
 	}
-	if (ik_options_check_device(&o->ik) != 0)
+	if ((building && ik_options_check(&o->ik) != 0) || ik_options_check_device(&o->ik) != 0)
 		exit(1);
 }
 
@@ -143,6 +148,12 @@ static int build(const struct options *o)
 	if (data->prob.l == 0)
 		fail("no data in file ", data_file);
 	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
+	if (kernel.kernel == LIK_KERNEL_MINMAX && kernel.scale != 2
+		&& ik_refuse_negative(data->prob.x, (size_t)data->prob.l, INT_MAX, data_file, 1,
+			"-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0) {
+		libsvm_data_free(data);
+		return 1;
+	}
 	struct lik_error why;
 	struct ikmap *map = lik_map_build_ikmap(&data->prob, &kernel, &why);
 	libsvm_data_free(data);
@@ -182,6 +193,7 @@ static int map_stdin(const struct options *o)
 	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
 	if (!r || !x || ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
 		fail("out of memory", "");
+	batch.name = "stdin";
 	/* every value is 1/sqrt(t): format it once, not once per cell */
 	char value[32];
 	snprintf(value, sizeof value, "%.17g", ik_cell_value(map));
@@ -211,6 +223,7 @@ static unsigned char *read_all_cells(const char *path, const struct ikmap *map, 
 	struct ik_batch batch;
 	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
 		exit(1);
+	batch.name = path;
 	unsigned char *all = NULL;
 	size_t used = 0;
 	long count;
@@ -245,6 +258,7 @@ static int kernel_values(const struct options *o)
 	struct ik_batch batch;
 	if (ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
 		exit(1);
+	batch.name = x_file;
 	long count;
 	size_t nx = 0;
 	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {

@@ -204,8 +204,20 @@ static int predict_stream(struct libsvm_reader *r, FILE *out, const struct lik_m
 		status = -1;
 	}
 	long count = 0;
+	const struct lik_map *map = lik_model_map(model);
+	/* a -k minmax map without min-max scaling takes no negative value (issue 27) */
+	int refuse_negative = map != NULL && lik_map_kernel(map) == LIK_KERNEL_MINMAX
+		&& lik_map_scaled(map) != 2;
+	batch.name = o->test_file;
 	while (status == 0 && (count = ik_batch_next(&batch, r, NULL, 0, IKMAP_DEVICE_CPU)) > 0) {
 		size_t n = (size_t)count;
+		/* the batch reads only (the library maps): the line-numbered check is made here */
+		if (refuse_negative && ik_refuse_negative(batch.rows, n, lik_map_dim(map), o->test_file,
+			batch.rows_before + 1, "the model's -k minmax map takes non-negative values only"
+			" (train with -S 2 to min-max scale them)") != 0) {
+			status = -1;
+			break;
+		}
 		if (lik_model_map(model) == NULL)
 			for (size_t i = 0; i < n; i++)
 				fit_row_to_model(batch.rows[i], m);

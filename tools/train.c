@@ -31,6 +31,7 @@
 #endif
 #include "cli_number.h"
 #include "atomic_file.h"
+#include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
 #include "lik_internal.h"
@@ -88,20 +89,26 @@ static const char usage_text[] =
 /* Ours, after upstream's lines; %d are the defaults of ik_options.h. */
 static const char ik_usage_format[] =
 	"LIBLINEAR-IK additions:\n"
-	"-k type : map the data by the Isolation Kernel before training (default 0)\n"
+	"-k type : map the data by a kernel's feature map before training (default 0)\n"
 	"\t 0 or none    -- no map: plain LIBLINEAR\n"
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
 	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
-	"-t T : number of partitionings with -k (default %d)\n"
-	"-g psi : cells per partitioning with -k (default %d for anne, %d for iforest);\n"
+	"\t 3 or minmax  -- min-max kernel: T samples of 0-bit consistent weighted sampling\n"
+	"\t 4 or acos    -- acos kernel: signs of T random projections\n"
+	"-t T : number of partitionings (minmax, acos: samples, at most 65536) with -k (default %d)\n"
+	"-g psi : cells per partitioning with -k (default %d for anne, %d for iforest, %d for\n"
+	"\tminmax, which takes a power of two from 16 to 65536; not with acos);\n"
 	"\twith -C, fixes psi\n"
 	"-r seed : random seed of the partitionings with -k (default %d)\n"
-	"-S 0|1 : with -k anne, scale each feature by 1/max|x| of the training rows (default %d)\n"
+	"-S 0|1|2 : 1: with -k anne, scale each feature by 1/max|x| of the training rows\n"
+	"\t(default %d for anne and iforest); 2: with -k minmax or acos, min-max scale each\n"
+	"\tfeature to [0, 1] over the training rows, test values clipped (default 0 for them)\n"
 	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-C with -k: searches psi and C (psi = 4, 8, ..., 4096 on a subsample of rows, the best\n"
 	"\tconfirmed on all rows, larger psi while the best is the largest; C scored by -s 1\n"
-	"\tfor -s 2 and by -s 7 for -s 0, the same problem; see README):\n"
+	"\tfor -s 2 and by -s 7 for -s 0, the same problem; see README); -k minmax searches\n"
+	"\tpsi = 16, 64, ..., 4096 (2^b, whatever the rows), -k acos C only:\n"
 	"-V 0|1 : with -C -k, also print every C tried (default 0: one line per psi)\n"
 	"-W 0|1 : with -C -k, write the best model to model_file at once (default 0)\n"
 	"-T seconds : with -C -k, time the grid may be extended past its edge (default 300)\n"
@@ -112,7 +119,8 @@ static const char ik_usage_format[] =
 static void exit_with_help(void)
 {
 	fputs(usage_text, stdout);
-	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
+	printf(ik_usage_format, IK_DEFAULT_T, IK_DEFAULT_PSI_ANNE, IK_DEFAULT_PSI_IFOREST,
+		IK_DEFAULT_PSI_MINMAX, IK_DEFAULT_SEED, IK_DEFAULT_SCALE);
 	fputs(online_usage_text, stdout);
 	exit(1);
 }
@@ -380,7 +388,7 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->param.eps == INFINITY)
 		o->param.eps = default_eps(o->param.solver_type);
-	if (ik_options_check_device(&o->ik) != 0)
+	if (ik_options_check(&o->ik) != 0 || ik_options_check_device(&o->ik) != 0)
 		exit(1);
 }
 
@@ -493,8 +501,10 @@ static void run_exhaustive_search(const struct problem *prob, const struct lik_m
 	const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
-	int first = LIK_SEARCH_PSI_MIN;
-	int last = prob->l < LIK_SEARCH_PSI_MAX ? prob->l : LIK_SEARCH_PSI_MAX;
+	/* the kernel's grid (IK psi capped by the rows, minmax's 2^b, acos's 2) */
+	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob->l, LIK_SEARCH_PSI_MAX);
+	int first = g.first;
+	int last = g.last;
 	if (o->ik.psi_given) {
 		first = last = o->ik.psi;	/* -g fixes psi: search C only */
 	} else if (first > last) {
@@ -504,14 +514,14 @@ static void run_exhaustive_search(const struct problem *prob, const struct lik_m
 	}
 	struct lik_map_params at = *kernel;
 	struct search_result best = { 0, NAN, NAN, NAN };
-	for (int psi = first; psi <= last; psi *= 2) {
+	for (int psi = first; psi <= last; psi *= g.factor) {
 		at.psi = psi;
 		struct search_result r = search_at(prob, &at, o);
 		print_search_result("", &r, regression);
 		if (best.psi == 0 || (regression ? r.score < best.score : r.score > best.score))
 			best = r;
-		if (psi > last / 2)
-			break;	/* psi *= 2 would pass last (and could overflow) */
+		if (psi > last / g.factor)
+			break;	/* psi *= factor would pass last (and could overflow) */
 	}
 	print_search_result("Best ", &best, regression);
 }
@@ -579,9 +589,12 @@ static char *best_train_command(const struct options *o, int psi, double C, doub
 		}
 		i++;
 	}
-	append_word(&line, &len, "-g");
-	snprintf(number, sizeof number, "%d", psi);
-	append_word(&line, &len, number);
+	/* acos has one width and refuses -g */
+	if (o->ik.kernel != IK_KERNEL_ACOS) {
+		append_word(&line, &len, "-g");
+		snprintf(number, sizeof number, "%d", psi);
+		append_word(&line, &len, number);
+	}
 	append_word(&line, &len, "-c");
 	snprintf(number, sizeof number, "%.17g", C);
 	append_word(&line, &len, number);
@@ -648,7 +661,8 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 		so.time_budget = o->search_budget;
 	struct progress g = { isatty(fileno(stderr)), regression, 0, 0, 0, 0 };
 	int stage_rows = prob->l < so.subsample_rows ? prob->l : so.subsample_rows;
-	for (int psi = LIK_SEARCH_PSI_MIN; psi <= stage_rows && psi <= LIK_SEARCH_PSI_MAX; psi *= 2)
+	struct lik_psi_grid grid = lik_psi_grid_of(kernel->kernel, stage_rows, so.grid_max);
+	for (long long psi = grid.first; psi <= grid.last; psi *= grid.factor)
 		g.psi_left++;
 	so.on_row = print_search_row;
 	so.context = &g;
@@ -749,6 +763,20 @@ static struct libsvm_data *read_training_file(const char *path, double bias)
 	return d;
 }
 
+/*
+ * -k minmax without -S 2 takes non-negative values only: the first
+ * negative one is an error naming its line (row i is line i + 1: every
+ * line of a training file is a row, libsvm_reader refuses blank ones) and
+ * feature, before any work, so nothing is written. A bias node read with
+ * the rows (index max_index + 1) is never negative (-B < 0 adds none).
+ */
+static void exit_if_negative(const struct problem *prob, const char *path)
+{
+	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, "-k minmax needs"
+		" non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
+		exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -786,6 +814,8 @@ int main(int argc, char **argv)
 	/* lik_search's plain baseline needs the bias nodes (liblinear_ik.h's rows); the map drops them */
 	int rows_with_bias = !kernel || (o.find_parameters && !o.search_exhaustive);
 	struct libsvm_data *data = read_training_file(o.input_file, rows_with_bias ? o.bias : -1);
+	if (o.ik.kernel == IK_KERNEL_MINMAX && ik_options_scale(&o.ik) != 2)
+		exit_if_negative(&data->prob, o.input_file);
 	struct problem checked = data->prob;
 	checked.bias = o.bias;
 	const char *error = check_parameter(&checked, &o.param);

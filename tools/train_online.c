@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_number.h"
+#include "ik_batch.h"
 #include "ik_model.h"
 #include "lik_internal.h"
 #include "model_shape.h"
@@ -111,7 +112,7 @@ static int check_kernel_fits(const struct online_run *r, const struct lik_model 
 	const struct ik_options *ik = r->ik;
 	if (given(r, 'k') && (map == NULL) != (ik->kernel == IK_KERNEL_NONE)) {
 		fprintf(stderr, "ERROR: -k %s does not fit the model, which %s\n",
-			ik->kernel == IK_KERNEL_NONE ? "0" : ik->kernel == IK_KERNEL_ANNE ? "anne" : "iforest",
+			ik->kernel == IK_KERNEL_NONE ? "0" : ik_kernel_name(ik->kernel),
 			map == NULL ? "has no kernel map" : "has a kernel map");
 		return 1;
 	}
@@ -126,12 +127,12 @@ static int check_kernel_fits(const struct online_run *r, const struct lik_model 
 		bad = "-g";
 	else if (given(r, 'r') && ik->seed != lik_map_seed(map))
 		bad = "-r";
-	else if (given(r, 'S') && ik->kernel == IK_KERNEL_ANNE && ik->scale != lik_map_scaled(map))
+	else if (given(r, 'S') && ik->kernel != IK_KERNEL_IFOREST && ik->scale != lik_map_scaled(map))
 		bad = "-S";
 	if (bad != NULL) {
 		fprintf(stderr, "ERROR: %s does not fit the model's map (%s, t = %d, psi = %d): "
 			"continued training reuses the model's map\n", bad,
-			lik_map_kernel(map) == LIK_KERNEL_ANNE ? "anne" : "iforest", lik_map_t(map),
+			lik_kernel_name(lik_map_kernel(map)), lik_map_t(map),
 			lik_map_psi(map));
 		return 1;
 	}
@@ -232,6 +233,11 @@ static int run_whole(const struct online_cli *o, const struct online_run *r, str
 		fprintf(stderr, "ERROR: %s\n", why);
 		goto done;
 	}
+	/* as train: row i of the file is line i + 1, refused before any work */
+	if (r->ik->kernel == IK_KERNEL_MINMAX && ik_options_scale(r->ik) != 2
+		&& ik_refuse_negative(prob.x, (size_t)prob.l, INT_MAX, r->input_file, 1, "-k minmax"
+			" needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
+		goto done;
 	struct lik_map_params kp;
 	if (kernel)
 		kp = ik_options_kernel(r->ik, r->threads);
@@ -426,7 +432,8 @@ static struct lik_model *first_model(const struct online_run *r, const struct pa
 	int nr_feature = 0;
 	if (r->ik->kernel != IK_KERNEL_NONE) {
 		struct lik_map_params kp = ik_options_kernel(r->ik, r->threads);
-		if (kp.psi > b->l) {
+		/* IK maps sample psi rows of the block; minmax and acos cells are not rows */
+		if (!lik_kernel_is_exact(kp.kernel) && kp.psi > b->l) {
 			fprintf(stderr, "ERROR: psi = %d exceeds the %d rows of the initial block: with -O the map is "
 				"built from the initial block only (raise -I or lower -g)\n", kp.psi, b->l);
 			return NULL;
