@@ -110,6 +110,14 @@ struct lik_map_params {
  */
 void lik_map_params_default(struct lik_map_params *p, int kernel);
 
+/*
+ * Every check of p that needs no rows (kernel, t, psi, scale, device and
+ * how they combine: the LIK_EINVAL that lik_map_build would give before
+ * looking at any row), so that a caller can refuse bad options before
+ * reading data. 0, or -1 (LIK_EINVAL).
+ */
+int lik_map_params_check(const struct lik_map_params *p, struct lik_error *err);
+
 int lik_version(void);
 
 /* Training's progress lines go to print_func (NULL: stdout), as linear.h's hook. */

@@ -82,12 +82,6 @@ void lik_error_print(const struct lik_error *err);
 const char *lik_kernel_name(int kernel);
 /* 1 for the exact-sparse kernels (minmax, acos), whose psi is cells, not sampled rows. */
 int lik_kernel_is_exact(int kernel);
-/*
- * Every check of the parameters that needs no rows (kernel, t, psi,
- * scale, device and how they combine), so that the programs refuse a bad
- * command line before reading any data. 0, or -1 after LIK_EINVAL.
- */
-int lik_map_check_params(const struct lik_map_params *p, struct lik_error *err);
 /* The cells per partitioning of such parameters: psi, or 2 for acos (whose psi may be 0). */
 int lik_map_params_cells(const struct lik_map_params *p);
 /*

@@ -85,9 +85,13 @@ static int minmax_cells_ok(int psi)
 	return psi >= IK_MIN_PSI_MINMAX && psi <= IK_MAX_PSI_MINMAX && (psi & (psi - 1)) == 0;
 }
 
-int lik_map_check_params(const struct lik_map_params *p, struct lik_error *err)
+int lik_map_params_check(const struct lik_map_params *p, struct lik_error *err)
 {
 	enum ikmap_device device;
+	if (p == NULL) {
+		lik_fail(err, LIK_EINVAL, "no map parameters given");
+		return -1;
+	}
 	const char *name = lik_kernel_name(p->kernel);
 	if (name == NULL) {
 		lik_fail(err, LIK_EINVAL, "kernel %d is not anne (1), iforest (2), minmax (3) or acos (4)",
@@ -142,7 +146,10 @@ int lik_map_check_params(const struct lik_map_params *p, struct lik_error *err)
 			" or 2 (min-max to [0, 1])", name);
 		return -1;
 	}
-	return lik_device_of(p->device, &device, err);
+	if (lik_device_of(p->device, &device, err) != 0)
+		return -1;
+	lik_ok(err);
+	return 0;
 }
 
 struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max)
@@ -273,7 +280,7 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 		lik_fail(err, LIK_EINVAL, "no problem or no map parameters given");
 		return NULL;
 	}
-	if (lik_map_check_params(params, err) != 0)
+	if (lik_map_params_check(params, err) != 0)
 		return NULL;
 	if (prob->l < 1) {
 		lik_fail(err, LIK_EDATA, "no training rows");
@@ -393,7 +400,7 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		lik_fail(err, LIK_EINVAL, "no rows or no map parameters given");
 		return NULL;
 	}
-	if (lik_map_check_params(params, err) != 0)
+	if (lik_map_params_check(params, err) != 0)
 		return NULL;
 	if (n > INT_MAX) {
 		lik_fail(err, LIK_EINVAL, "%zu rows: a map is built on at most %d", n, INT_MAX);

@@ -583,7 +583,7 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 	struct lik_map_params probe = *kernel;
 	if (probe.psi == 0)
 		probe.psi = lik_psi_grid_of(kernel->kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
-	if (lik_map_check_params(&probe, err) != 0)
+	if (lik_map_params_check(&probe, err) != 0)
 		return -1;
 	if (kernel->psi == 0 && !lik_kernel_is_exact(kernel->kernel) && prob->l < LIK_SEARCH_PSI_MIN) {
 		lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",

@@ -156,7 +156,7 @@ int ik_options_check(const struct ik_options *o)
 	}
 	struct lik_map_params p = ik_options_kernel(o, 0);
 	struct lik_error err;
-	if (lik_map_check_params(&p, &err) != 0) {
+	if (lik_map_params_check(&p, &err) != 0) {
 		fprintf(stderr, "ERROR: %s\n", err.message);
 		return -1;
 	}

@@ -8,6 +8,7 @@ LIK_EINVAL, LIK_EDATA, LIK_EMODEL and LIK_EDEVICE -> ValueError, LIK_EIO ->
 OSError, LIK_ENOMEM -> MemoryError.
 """
 import ctypes
+import numbers
 import os
 import re
 from ctypes import CFUNCTYPE, POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
@@ -17,15 +18,23 @@ import numpy as np
 from . import liblinear as _core
 from .liblinear import ONLINE_OGD_HINGE, NodeRows, feature_node, model, parameter, problem, rows_to_csr, solver_names
 
-__all__ = ['IKMap', 'LIK_KERNEL_ANNE', 'LIK_KERNEL_IFOREST']
+__all__ = ['IKMap', 'LIK_KERNEL_ANNE', 'LIK_KERNEL_IFOREST', 'LIK_KERNEL_MINMAX', 'LIK_KERNEL_ACOS']
 
 LIK_OK, LIK_EINVAL, LIK_EDATA, LIK_EIO, LIK_ENOMEM, LIK_EDEVICE, LIK_EMODEL = range(7)
-LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST = 1, 2
+LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST, LIK_KERNEL_MINMAX, LIK_KERNEL_ACOS = 1, 2, 3, 4
 LIK_DEVICE_CPU, LIK_DEVICE_GPU, LIK_DEVICE_AUTO = 0, 1, 2
 LIK_OUTPUT_LABEL, LIK_OUTPUT_VALUES, LIK_OUTPUT_PROBABILITY = 0, 1, 2
 LIK_MESSAGE_SIZE = 512
 
-KERNEL_NAMES = {LIK_KERNEL_ANNE: 'anne', LIK_KERNEL_IFOREST: 'iforest'}
+KERNEL_NAMES = {LIK_KERNEL_ANNE: 'anne', LIK_KERNEL_IFOREST: 'iforest', LIK_KERNEL_MINMAX: 'minmax',
+                LIK_KERNEL_ACOS: 'acos'}
+# the option words of -k (and IKMap.build's kernel=): names and numbers
+KERNEL_CODES = {'0': 0, 'none': 0, '1': LIK_KERNEL_ANNE, 'anne': LIK_KERNEL_ANNE,
+                '2': LIK_KERNEL_IFOREST, 'iforest': LIK_KERNEL_IFOREST,
+                '3': LIK_KERNEL_MINMAX, 'minmax': LIK_KERNEL_MINMAX,
+                '4': LIK_KERNEL_ACOS, 'acos': LIK_KERNEL_ACOS}
+# minmax and acos (issue 27): psi is cells, not sampled rows, and -S 2 is theirs
+EXACT_KERNELS = (LIK_KERNEL_MINMAX, LIK_KERNEL_ACOS)
 DEVICE_NAMES = {'cpu': LIK_DEVICE_CPU, 'gpu': LIK_DEVICE_GPU, 'auto': LIK_DEVICE_AUTO}
 
 
@@ -93,6 +102,7 @@ if _lib is not None:
 
     _ERR = POINTER(lik_error)
     _proto('lik_map_params_default', None, [POINTER(lik_map_params), c_int])
+    _proto('lik_map_params_check', c_int, [POINTER(lik_map_params), POINTER(lik_error)])
     _proto('lik_version', c_int, [])
     _proto('lik_set_print_string_function', None, [_core.PRINT_STRING_FUN])
     _proto('lik_set_threads', None, [c_int])
@@ -175,7 +185,7 @@ class KernelOptions(object):
         self.t = 100
         self.psi = None
         self.seed = 1
-        self.scale = 1
+        self.scale = None  # None: the kernel's default (lik_map_params_default: 1 IK, 0 minmax/acos)
         self.device = LIK_DEVICE_AUTO
         self.threads = 0
 
@@ -188,7 +198,8 @@ class KernelOptions(object):
         if chosen is not None:
             p.psi = chosen
         p.seed = self.seed
-        p.scale = self.scale
+        if self.scale is not None:
+            p.scale = self.scale
         p.device = self.device
         p.threads = self.threads
         return p
@@ -199,11 +210,9 @@ def parse_kernel_options(pairs, param):
     options = KernelOptions()
     for option, value in pairs:
         if option == '-k':
-            names = {'0': 0, 'none': 0, '1': LIK_KERNEL_ANNE, 'anne': LIK_KERNEL_ANNE,
-                     '2': LIK_KERNEL_IFOREST, 'iforest': LIK_KERNEL_IFOREST}
-            if value not in names:
-                raise ValueError("-k needs 0 (none), 1 (anne) or 2 (iforest)")
-            options.kernel = names[value]
+            if value not in KERNEL_CODES:
+                raise ValueError("-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)")
+            options.kernel = KERNEL_CODES[value]
         elif option == '-t':
             options.t = _strict_integer(value, 1, 2147483647, "-t needs a number of partitionings >= 1")
         elif option == '-g':
@@ -213,7 +222,8 @@ def parse_kernel_options(pairs, param):
             options.seed = _strict_integer(value, 0, 18446744073709551615,
                                            "-r needs a seed, a whole number from 0 to 18446744073709551615")
         elif option == '-S':
-            options.scale = _strict_integer(value, 0, 1, "-S needs 0 (no scaling) or 1 (max-abs scaling)")
+            options.scale = _strict_integer(value, 0, 2, "-S needs 0 (no scaling), 1 (max-abs scaling, anne)"
+                                            " or 2 (min-max to [0, 1], minmax and acos)")
         elif option == '-d':
             if value not in DEVICE_NAMES:
                 raise ValueError("-d needs auto, cpu or gpu")
@@ -225,7 +235,15 @@ def parse_kernel_options(pairs, param):
         _lib.lik_set_threads(options.threads)
     if options.kernel == 0:
         return None
+    if options.kernel == LIK_KERNEL_ACOS and options.psi is not None:
+        raise ValueError("-g cannot be used with -k acos (each projection has 2 cells)")
     _require()
+    # the library's checks of how -k, -t, -g and -S combine, before any data is converted
+    # (the same messages as the programs'); psi None: the kernel's default
+    probe = options.params()
+    err = lik_error()
+    if _lib.lik_map_params_check(byref(probe), byref(err)) != 0:
+        _raise(err)
     return options
 
 
@@ -266,9 +284,17 @@ def _dense_rows(X):
 
 
 class IKMap(object):
-    """An Isolation Kernel map (t partitionings of psi cells) held by the C library.
+    """A kernel's feature map (t partitionings, or samples, of psi cells) held by the C library.
 
-    IKMap.build(X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0)
+    IKMap.build(X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0)
+        kernel: "anne", "iforest" (Isolation Kernel: psi sampled rows per partitioning, at most
+        the rows), "minmax" (min-max kernel, 0-bit CWS: t samples of psi = 2^b cells, a power
+        of two from 16 to 65536) or "acos" (acos kernel: t sign projections, psi = 2; give
+        None or 2). psi None: 64 for anne and iforest (as before), 256 for minmax, 2 for acos.
+        scale None: the kernel's default, True/1 for anne and iforest (max-abs, aNNE only),
+        0 for minmax and acos; 2 or "minmax": min-max to [0, 1] per feature over X's rows,
+        stored with the map, later values clipped (minmax and acos only). minmax refuses a
+        negative value unless scale is 2 (ValueError naming the row and feature).
     m.cells(X)      -> numpy uint32 (n, t): the cell of each row in each partitioning
     m.transform(X)  -> scipy.sparse.csr_matrix (n, t*psi), t entries 1/sqrt(t) per row
                        at columns k*psi + cell
@@ -282,15 +308,31 @@ class IKMap(object):
 
     @staticmethod
     def _kernel_code(kernel):
+        message = 'kernel must be "anne", "iforest", "minmax" or "acos", not %r' % (kernel,)
         if isinstance(kernel, str):
-            names = {'anne': LIK_KERNEL_ANNE, '1': LIK_KERNEL_ANNE, 'iforest': LIK_KERNEL_IFOREST,
-                     '2': LIK_KERNEL_IFOREST}
-            if kernel.lower() not in names:
-                raise ValueError('kernel must be "anne" or "iforest", not %r' % (kernel,))
-            return names[kernel.lower()]
-        if kernel in (LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST):
+            code = KERNEL_CODES.get(kernel.lower(), 0)
+            if code == 0:
+                raise ValueError(message)
+            return code
+        if not isinstance(kernel, bool) and kernel in KERNEL_NAMES:
             return int(kernel)
-        raise ValueError('kernel must be "anne" or "iforest", not %r' % (kernel,))
+        raise ValueError(message)
+
+    @staticmethod
+    def _scale_code(scale, code):
+        """scale as the library's code: None the kernel's default, bools and 0/1 as before
+        (max-abs), 2 or "minmax" min-max to [0, 1]."""
+        if scale is None:
+            return 0 if code in EXACT_KERNELS else 1
+        if isinstance(scale, str):
+            if scale.lower() == 'minmax':
+                return 2
+            raise ValueError('scale must be None, a bool, 0, 1, 2 or "minmax", not %r' % (scale,))
+        if isinstance(scale, (bool, np.bool_)):
+            return int(scale)
+        if isinstance(scale, numbers.Integral) and 0 <= int(scale) <= 2:
+            return int(scale)
+        raise ValueError('scale must be None, a bool, 0, 1, 2 or "minmax", not %r' % (scale,))
 
     @staticmethod
     def _device_code(device):
@@ -301,12 +343,12 @@ class IKMap(object):
         raise ValueError('device must be "auto", "cpu" or "gpu", not %r' % (device,))
 
     @classmethod
-    def build(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
+    def build(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0):
         """A map built on the rows of X (numpy 2-D, scipy sparse, or a list of dicts/lists)."""
         return cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)[0]
 
     @classmethod
-    def build_transform(cls, X, kernel="anne", t=100, psi=64, seed=1, scale=1, device="auto", threads=0):
+    def build_transform(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0):
         """(build(X, ...), that map's transform(X)), converting X to rows once instead of twice."""
         result, prob = cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)
         if isinstance(prob, tuple):  # dense rows, mapped as they are
@@ -346,9 +388,12 @@ class IKMap(object):
         code = cls._kernel_code(kernel)
         _lib.lik_map_params_default(byref(params), code)
         params.t = _int_parameter('t', t)
+        if psi is None:
+            # anne and iforest keep build's old default of 64; minmax and acos take the library's
+            psi = 64 if code not in EXACT_KERNELS else params.psi
         params.psi = _int_parameter('psi', psi)
         params.seed = _int_parameter('seed', seed, 0, 2 ** 64 - 1)
-        params.scale = 1 if scale else 0
+        params.scale = cls._scale_code(scale, code)
         params.device = cls._device_code(device)
         params.threads = _int_parameter('threads', threads, -(2 ** 31), 2 ** 31 - 1)
         return params
@@ -388,6 +433,11 @@ class IKMap(object):
     @property
     def scaled(self):
         return bool(_lib.lik_map_scaled(self._handle))
+
+    @property
+    def scale(self):
+        """The scaling code: 0 none, 1 max-abs (anne), 2 min-max to [0, 1] (minmax, acos)."""
+        return int(_lib.lik_map_scaled(self._handle))
 
     @property
     def checksum(self):

@@ -1,7 +1,7 @@
 """train, predict, load_model, save_model: upstream LIBLINEAR 2.50's
 `liblinear.liblinearutil`, same names, arguments, printed lines and
-results, plus the Isolation Kernel (-k and its options in train's option
-string; -k models predict, save, load and pickle like plain ones).
+results, plus the Isolation Kernel and the minmax and acos kernels (-k and
+its options in train's option string; -k models predict, save, load and pickle like plain ones).
 
 predict converts the rows once (numpy, no Python loop per row for numpy or
 scipy input) and predicts them all in one call into the C library when the
@@ -77,7 +77,10 @@ def train(arg1, arg2=None, arg3=None):
         -s type : set type of solver (default 1), as the train program
         -c cost, -p epsilon, -n nu, -e epsilon, -B bias, -R, -wi weight,
         -v n, -C, -q : as the train program
-        -k 1|anne|2|iforest, -t, -g, -r, -S, -d, -m : the Isolation Kernel, as train -k
+        -k 1|anne|2|iforest|3|minmax|4|acos, -t, -g, -r, -S 0|1|2, -d, -m : the kernel map, as
+            train -k (minmax: -g 2^b, a power of two 16..65536, default 256; acos: no -g;
+            -S 2, min-max to [0, 1], for minmax and acos; minmax refuses negative values
+            without it); -C -k minmax searches 2^b in 16, 64, ..., 4096 and C, -C -k acos C
         -s 30 : online gradient descent (hinge loss; IK-OGD with -k), one pass in row order;
             -c is its learning rate eta (default 0.5). More passes, updates by new rows and
             training from a model: online_update and train_from.

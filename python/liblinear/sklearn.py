@@ -1,4 +1,4 @@
-"""scikit-learn estimators on the Isolation Kernel.
+"""scikit-learn estimators on the Isolation Kernel and the exact-sparse kernels.
 
 ``IsolationKernel`` is a transformer: ``fit`` builds the map (t random
 partitionings of psi sampled rows each) and ``transform`` returns, for every
@@ -14,7 +14,10 @@ Where this layer differs from the programs, and why:
 
 * psi larger than the number of rows: ``train -k`` refuses it; ``fit`` uses
   psi = n with a ``UserWarning`` that says so (scikit-learn's own checks fit
-  on sets of 1 to 30 rows, and a pipeline's inner folds may be small).
+  on sets of 1 to 30 rows, and a pipeline's inner folds may be small). This
+  is for the Isolation Kernel types only (psi is sampled rows there):
+  ``kernel="minmax"`` (psi = 2^b cells) and ``kernel="acos"`` (2 cells)
+  take their psi whatever the number of rows.
 * ``random_state`` defaults to 1, the programs' ``-r 1``, so that an
   estimator with default parameters reproduces ``train -k``. An int is the
   seed itself; a ``numpy.random.RandomState`` or None draws one.
@@ -43,7 +46,10 @@ from . import liblinearutil as _util
 
 __all__ = ["IsolationKernel", "IKLinearClassifier", "IKLinearRegressor"]
 
-_KERNELS = ("anne", "iforest")
+_KERNELS = ("anne", "iforest", "minmax", "acos")
+# psi is sampled rows for these (capped by the rows in fit); cells for minmax and acos
+_IK_KERNELS = ("anne", "iforest")
+_DEFAULT_PSI = {"anne": 64, "iforest": 32, "minmax": 256, "acos": 2}
 _DEVICES = ("auto", "cpu", "gpu")
 _CLASSIFIERS = (0, 1, 2, 3, 4, 5, 6, 7)
 _LOGISTIC = (0, 6, 7)
@@ -66,20 +72,31 @@ def _positive_int(name, value):
 
 
 class IsolationKernel(TransformerMixin, BaseEstimator):
-    """The Isolation Kernel's exact feature map (``train -k``'s map).
+    """A kernel's exact feature map (``train -k``'s map).
 
     Parameters
     ----------
-    kernel : {"anne", "iforest"}, default "anne"
-        aNNE Voronoi cells (-k anne) or isolation trees (-k iforest).
+    kernel : {"anne", "iforest", "minmax", "acos"}, default "anne"
+        aNNE Voronoi cells (-k anne), isolation trees (-k iforest), the
+        min-max kernel by 0-bit consistent weighted sampling (-k minmax) or
+        the acos kernel by sign random projections (-k acos).
     t : int, default 100
-        Number of partitionings (-t): the map has t nonzeros per row.
+        Number of partitionings, or samples for minmax and acos (at most
+        65536) (-t): the map has t nonzeros per row.
     psi : int or None, default None
-        Rows sampled per partitioning (-g); None: the programs' default
-        (64 for aNNE, 32 for iForest). Above the number of rows, fit uses
-        psi = n with a warning.
-    scale : bool, default True
-        Max-abs feature scaling before aNNE distances (-S 1).
+        anne, iforest: rows sampled per partitioning (-g); above the number
+        of rows, fit uses psi = n with a warning. minmax: 2^b cells per
+        sample, a power of two from 16 to 65536, whatever the rows. acos:
+        2 (None or 2). None: the programs' default (64 for aNNE, 32 for
+        iForest, 256 for minmax, 2 for acos).
+    scale : None, bool, 0, 1, 2 or "minmax", default None
+        None: the kernel's default, max-abs scaling for anne and iforest
+        (-S 1; iforest ignores it), none for minmax and acos (-S 0).
+        True or 1: max-abs feature scaling before aNNE distances (-S 1);
+        False or 0: none (-S 0). 2 or "minmax": min-max to [0, 1] per
+        feature over the rows given to fit, stored with the map, later
+        values clipped (-S 2; minmax and acos only). Without it minmax
+        refuses negative values (ValueError naming the row and feature).
     random_state : int, RandomState or None, default 1
         The seed (-r).
     device : {"auto", "cpu", "gpu"}, default "auto"
@@ -92,7 +109,7 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
     map_ : the fitted map; psi_ : the psi it used; n_features_in_.
     """
 
-    def __init__(self, kernel="anne", t=100, psi=None, scale=True, random_state=1,
+    def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
                  device="auto", n_jobs=None):
         self.kernel = kernel
         self.t = t
@@ -126,15 +143,15 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
         if self.device not in _DEVICES:
             raise ValueError(f"device must be one of {_DEVICES}, got {self.device!r}")
         t = _positive_int("t", self.t)
-        psi = (64 if self.kernel == "anne" else 32) if self.psi is None else _positive_int("psi", self.psi)
+        psi = _DEFAULT_PSI[self.kernel] if self.psi is None else _positive_int("psi", self.psi)
         n = X.shape[0]
-        if psi > n:
+        if psi > n and self.kernel in _IK_KERNELS:
             warnings.warn(f"psi = {psi} is larger than the {n} rows given to fit: "
                           f"using psi = {n}", UserWarning)
             psi = n
         make = IKMap.build_transform if transform else IKMap.build
         made = make(X, kernel=self.kernel, t=t, psi=psi, seed=_seed_of(self.random_state),
-                    scale=int(bool(self.scale)), device=self.device, threads=self._threads())
+                    scale=self.scale, device=self.device, threads=self._threads())
         self.map_, Z = made if transform else (made, None)
         self.psi_ = psi
         return Z
@@ -179,7 +196,7 @@ class _IKLinear(BaseEstimator):
 
 
 class IKLinearClassifier(ClassifierMixin, _IKLinear):
-    """A LIBLINEAR classifier on the Isolation Kernel (``train -k -s solver``).
+    """A LIBLINEAR classifier on a kernel map (``train -k -s solver``; any of the four kernels).
 
     Parameters: the kernel's (see IsolationKernel) and LIBLINEAR's:
     solver (-s, 0..7, default 1), C (-c), eps (-e; None: the solver's
@@ -188,7 +205,7 @@ class IKLinearClassifier(ClassifierMixin, _IKLinear):
     "balanced"). ``predict_proba`` exists for the logistic solvers 0, 6, 7.
     """
 
-    def __init__(self, kernel="anne", t=100, psi=None, scale=True, random_state=1,
+    def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
                  device="auto", n_jobs=None, solver=1, C=1.0, eps=None, bias=1.0,
                  class_weight=None):
         self.kernel = kernel
@@ -285,14 +302,14 @@ class IKLinearClassifier(ClassifierMixin, _IKLinear):
 
 
 class IKLinearRegressor(RegressorMixin, _IKLinear):
-    """A LIBLINEAR regressor on the Isolation Kernel (``train -k -s 11|12|13``).
+    """A LIBLINEAR regressor on a kernel map (``train -k -s 11|12|13``; any of the four kernels).
 
     Parameters: the kernel's (see IsolationKernel) and LIBLINEAR's: solver
     (-s, 11, 12 or 13, default 11), C (-c), epsilon (-p, default 0.1), eps
     (-e), bias (-B, default 1 as for the classifier).
     """
 
-    def __init__(self, kernel="anne", t=100, psi=None, scale=True, random_state=1,
+    def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
                  device="auto", n_jobs=None, solver=11, C=1.0, epsilon=0.1, eps=None,
                  bias=1.0):
         self.kernel = kernel
