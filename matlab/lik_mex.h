@@ -106,8 +106,9 @@ struct mex_train_options {
 	int C_specified, p_specified, solver_specified;
 	int quiet;		/* -q */
 	int threads;		/* -m; 0: not given */
-	int kernel_on;		/* -k anne|iforest */
+	int kernel_on;		/* -k anne|iforest|minmax|acos */
 	int psi_given;		/* -g */
+	int scale_given;	/* -S; else the -k type's default (1 anne/iforest, 0 minmax/acos) */
 	struct lik_map_params kernel;	/* -k -t -g -r -S -d */
 	const char *note;	/* a line to print before training ("Solver not specified...") or NULL */
 };

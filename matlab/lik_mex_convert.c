@@ -148,7 +148,16 @@ static int nr_w_of(int nr_class, int solver_type)
 
 static const char *kernel_name(int kernel)
 {
-	return kernel == LIK_KERNEL_IFOREST ? "iforest" : "anne";
+	switch (kernel) {
+	case LIK_KERNEL_IFOREST:
+		return "iforest";
+	case LIK_KERNEL_MINMAX:
+		return "minmax";
+	case LIK_KERNEL_ACOS:
+		return "acos";
+	default:
+		return "anne";
+	}
 }
 
 /* The ik field of a map, or NULL (err set). */

@@ -140,8 +140,15 @@ static int kernel_option(const char *s, int *kernel_on, int *kernel, struct lik_
 	} else if (strcmp(s, "2") == 0 || strcmp(s, "iforest") == 0) {
 		*kernel_on = 1;
 		*kernel = LIK_KERNEL_IFOREST;
+	} else if (strcmp(s, "3") == 0 || strcmp(s, "minmax") == 0) {
+		*kernel_on = 1;
+		*kernel = LIK_KERNEL_MINMAX;
+	} else if (strcmp(s, "4") == 0 || strcmp(s, "acos") == 0) {
+		*kernel_on = 1;
+		*kernel = LIK_KERNEL_ACOS;
 	} else {
-		mex_error_set(err, LIK_EINVAL, "-k needs 0 (none), 1 (anne) or 2 (iforest)");
+		mex_error_set(err, LIK_EINVAL,
+			"-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)");
 		return -1;
 	}
 	return 0;
@@ -278,8 +285,10 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 	case 'r':
 		return seed_option(value, &o->kernel.seed, err);
 	case 'S':
-		if (int_option(name, value, 0, 1, &o->kernel.scale, err) != 0) {
-			mex_error_set(err, LIK_EINVAL, "-S needs 0 (no scaling) or 1 (max-abs scaling)");
+		o->scale_given = 1;
+		if (int_option(name, value, 0, 2, &o->kernel.scale, err) != 0) {
+			mex_error_set(err, LIK_EINVAL, "-S needs 0 (no scaling), 1 (max-abs scaling, anne)"
+				" or 2 (min-max to [0, 1], minmax and acos)");
 			return -1;
 		}
 		return 0;
@@ -330,13 +339,23 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 	if (status != 0)
 		return -1;
 
-	/* psi: -g, else the default of the -k type */
-	if (o->kernel_on && !o->psi_given) {
+	/* psi and scale: -g and -S, else the defaults of the -k type */
+	if (o->kernel_on) {
 		struct lik_map_params d;
 		lik_map_params_default(&d, o->kernel.kernel);
-		o->kernel.psi = d.psi;
+		if (!o->psi_given)
+			o->kernel.psi = d.psi;
+		if (!o->scale_given)
+			o->kernel.scale = d.scale;
 	}
 	o->kernel.threads = o->threads;
+	if (o->kernel_on && o->kernel.kernel == LIK_KERNEL_ACOS && o->psi_given) {
+		mex_error_set(err, LIK_EINVAL, "-g cannot be used with -k acos (each projection has 2 cells)");
+		return -1;
+	}
+	/* how -k, -t, -g and -S combine, before any row is converted (the programs' checks) */
+	if (o->kernel_on && lik_map_params_check(&o->kernel, err) != 0)
+		return -1;
 	if (o->find_parameters) {
 		if (!o->cross_validation)
 			o->nr_fold = 5;

@@ -258,12 +258,13 @@ def test_save_errors_are_oserror(heart, tmp_path):
 # ---------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("options,message", [
-    ("-k 3", "-k needs 0 (none), 1 (anne) or 2 (iforest)"),
+    ("-k 5", "-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)"),
     ("-k anne -t 0", "-t needs a number of partitionings >= 1"),
     ("-k anne -t 1.5", "-t needs a number of partitionings >= 1"),
     ("-k anne -g 0", "-g needs a number of cells per partitioning (psi) >= 1"),
     ("-k anne -r -1", "-r needs a seed, a whole number from 0 to 18446744073709551615"),
-    ("-k anne -S 2", "-S needs 0 (no scaling) or 1 (max-abs scaling)"),
+    ("-k anne -S 3", "-S needs 0 (no scaling), 1 (max-abs scaling, anne) or 2 (min-max to [0, 1],"
+                     " minmax and acos)"),
     ("-k anne -d tpu", "-d needs auto, cpu or gpu"),
     ("-k anne -m 0", '-m needs a number of threads >= 1, not "0"'),
 ])
