@@ -91,6 +91,8 @@ int lik_map_params_cells(const struct lik_map_params *p);
  */
 int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size_t *row,
 	int *feature);
+/* LIK_EDATA naming such a value's row (0-based row: printed 1-based, within the call) and feature. -1. */
+int lik_fail_negative(struct lik_error *err, size_t row, int feature);
 
 /*
  * The psi grid that -C searches for a kernel: first, first*factor, ...,

@@ -195,8 +195,7 @@ int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size
 	return 0;
 }
 
-/* LIK_EDATA naming the row (1-based, within the call) and the feature. Always -1. */
-static int fail_negative(struct lik_error *err, size_t row, int feature)
+int lik_fail_negative(struct lik_error *err, size_t row, int feature)
 {
 	lik_fail(err, LIK_EDATA, "row %zu: feature %d is negative: -k minmax needs non-negative"
 		" values (or scale 2, -S 2, min-max scaling to [0, 1])", row + 1, feature);
@@ -308,7 +307,7 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 	struct ikmap *map = NULL;
 	if (p.method == IKMAP_MINMAX && p.scale != 2
 		&& lik_first_negative(rows, (size_t)prob->l, dim, &bad_row, &bad_feature))
-		fail_negative(err, bad_row, bad_feature);
+		lik_fail_negative(err, bad_row, bad_feature);
 	else if ((map = ikmap_build(rows, prob->l, dim, &p, why)) == NULL)
 		lik_fail_ikmap(err, LIK_EDATA, why);
 	if (rows != prob->x) {
@@ -342,7 +341,7 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 	int bad_feature;
 	if (ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2
 		&& lik_first_negative(rows, count, ikmap_dim(map), &bad_row, &bad_feature))
-		return fail_negative(err, bad_row, bad_feature);
+		return lik_fail_negative(err, bad_row, bad_feature);
 	char why[IKMAP_ERR_SIZE];
 	int status = ikmap_map_on(map, rows, count, cells, threads, on, why);
 	if (status != 0) {
@@ -434,7 +433,7 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < dim; j++)
 				if (x[i * ld + (size_t)j] < 0) {
-					fail_negative(err, i, j + 1);
+					lik_fail_negative(err, i, j + 1);
 					return NULL;
 				}
 	char why[IKMAP_ERR_SIZE];
@@ -470,7 +469,7 @@ int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count,
 		for (size_t i = 0; i < count; i++)
 			for (size_t j = 0; j < dim; j++)
 				if (x[i * ld + j] < 0)
-					return fail_negative(err, i, (int)j + 1);
+					return lik_fail_negative(err, i, (int)j + 1);
 	}
 	char why[IKMAP_ERR_SIZE];
 	/* 16-bit cells into the buffer's first half, then widened, as lik_map_rows does */
