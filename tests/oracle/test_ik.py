@@ -519,12 +519,12 @@ def test_mapped_rows_format(data, tool, tmp_path):
 # ------------------------------------------------------ usage and errors
 
 @pytest.mark.parametrize("args,message", [
-    (["-k", "bogus"], "ERROR: -k needs 0 (none), 1 (anne) or 2 (iforest)"),
+    (["-k", "bogus"], "ERROR: -k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)"),
     (["-k", "anne", "-t", "0"], "ERROR: -t needs a number of partitionings >= 1"),
     (["-k", "anne", "-g", "-4"], "ERROR: -g needs"),
     (["-k", "anne", "-g", "8x"], "ERROR: -g needs"),
     (["-k", "anne", "-r", "-1"], "ERROR: -r needs a seed"),
-    (["-k", "anne", "-S", "2"], "ERROR: -S needs 0"),
+    (["-k", "anne", "-S", "3"], "ERROR: -S needs 0"),
     (["-k", "anne", "-d", "tpu"], "ERROR: -d needs auto, cpu or gpu"),
     (["-k", "anne", "-m", "0"], "ERROR: -m needs a number of threads >= 1"),
 ])
@@ -599,9 +599,9 @@ def test_usage_lists_the_ik_options(binaries, tool):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["-k", "none", "d", "p"], "needs -k anne or -k iforest"),
+    (["-k", "none", "d", "p"], "needs -k anne, iforest, minmax or acos"),
     (["-K", "-k", "anne", "p", "x"], "-K reads a partitioning file"),
-    (["-t", "5", "d", "p"], "needs -k anne or -k iforest"),
+    (["-t", "5", "d", "p"], "needs -k anne, iforest, minmax or acos"),
     (["-Z", "1", "p"], "unknown option: -Z"),
 ])
 def test_tool_bad_usage(args, message, tool, tmp_path):
