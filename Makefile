@@ -135,6 +135,9 @@ ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
 ikmap/sgemm.o: ALL_CFLAGS += -ffp-contract=fast
 # The reference arithmetic of the minmax and acos maps (issue 27): no contraction into FMA.
 ikmap/detmath.o: ALL_CFLAGS += -ffp-contract=off
+# (the acos Gaussians and dot products, and scale 2's transform, ikmap.h)
+ikmap/signproj.o: ALL_CFLAGS += -ffp-contract=off
+ikmap/kernel_rows.o: ALL_CFLAGS += -ffp-contract=off
 # ---- end BLAS ----
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
