@@ -382,6 +382,11 @@ bench-blas: all bench/sgemm_shapes bench/ik_mapping
 bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/ik_mapping.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
+# The acos map's speed beside the same-shape SGEMM, aNNE and iForest (issue 27):
+# bench/kernel_speed FILE [K...], one thread.
+bench/kernel_speed: bench/kernel_speed.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/kernel_speed.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
 bench/lib_train: bench/lib_train.c bench/libsvm_rows.c bench/libsvm_rows.h $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ bench/lib_train.c bench/libsvm_rows.c -ldl
 
@@ -499,7 +504,7 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
+	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench bench/kernel_speed
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
 	rm -f common/*.o tools/*.o
 	rm -rf python/build python/_csrc python/*.egg-info

@@ -14,6 +14,12 @@
 #include <stdlib.h>
 #include "ikmap_impl.h"
 
+/* The Makefile compiles this file with -ffp-contract=off; builds that compile it themselves
+ * (fuzzing, sanitizers) get the same from this pragma under clang (gcc has no such pragma). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* Min-max without the shift into [0, 1] needs non-negative data. */
 static int refuses_negative(const struct ikmap *map)
 {

@@ -65,10 +65,10 @@ int ikmap_minmax_map(const struct ikmap *map, const struct ikmap_rows_in *in, si
 			if (failed)
 				continue;
 			size_t need = ikmap_kernel_row_room(map, in, (size_t)r);
-			if (need > room) {
+			if (need > room || !index) {
 				free(index);
 				free(value);
-				room = 2 * need;
+				room = 2 * need + 16;	/* never 0: the arrays always exist */
 				index = malloc(room * sizeof(int));
 				value = malloc(room * sizeof(double));
 				if (!index || !value) {

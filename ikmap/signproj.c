@@ -57,8 +57,23 @@
 #include "gemm.h"
 #include "ikmap_impl.h"
 
-/* Rows per tile: a tile's float rows and scores stay in the caches at d = 784, t = 2000. */
-#define TILE 32
+/* The Makefile compiles this file with -ffp-contract=off; builds that compile it themselves
+ * (fuzzing, sanitizers) get the same from this pragma under clang (gcc has no such pragma). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/*
+ * Rows per tile: enough that the GEMM's packing of the t x d operand
+ * (once per call) is paid over many rows, few enough that a tile's float
+ * rows and scores (rows x d and rows x t floats) stay near 4 MiB.
+ */
+static int tile_rows(const struct ikmap *map)
+{
+	int64_t wide = map->t > map->dim ? map->t : map->dim;
+	int64_t rows = ((int64_t)1 << 20) / wide;
+	return rows < 8 ? 8 : rows > 256 ? 256 : (int)rows;
+}
 
 double ikmap_acos_gaussian(uint64_t stream, int feature)
 {
@@ -120,10 +135,12 @@ struct work {
 	double *value;
 	size_t room;
 	double *sum;		/* [t] */
-	float *x;		/* [TILE][dim] */
-	float *score;		/* [TILE][t] */
-	size_t *start;		/* [TILE + 1]: the tile's rows in index/value */
-	double *norm;		/* [TILE] */
+	float *x;		/* [tile][dim] */
+	float *score;		/* [tile][t] */
+	size_t *start;		/* [tile + 1]: the tile's rows in index/value */
+	double *norm;		/* [tile] */
+	double *ea, *eb;	/* [t]: the bound E_j = ea[j] ||x|| + eb[j] (see the top) */
+	int tile;
 };
 
 static void work_free(struct work *w)
@@ -135,27 +152,46 @@ static void work_free(struct work *w)
 	free(w->score);
 	free(w->start);
 	free(w->norm);
+	free(w->ea);
+	free(w->eb);
 }
 
-static int work_init(struct work *w, const struct ikmap *map)
+/*
+ * The bound's constants (see the top): E_j = rel * ||x|| * ||g_j|| + tiny
+ * * (||g_j|| + 1).
+ */
+struct bound {
+	double rel, tiny;
+};
+
+static int work_init(struct work *w, const struct ikmap *map, const struct bound *bd)
 {
 	memset(w, 0, sizeof *w);
+	w->tile = tile_rows(map);
 	w->sum = malloc((size_t)map->t * sizeof(double));
-	w->start = malloc((TILE + 1) * sizeof(size_t));
-	w->norm = malloc(TILE * sizeof(double));
+	w->start = malloc(((size_t)w->tile + 1) * sizeof(size_t));
+	w->norm = malloc((size_t)w->tile * sizeof(double));
 	if (map->acos_gf) {
-		w->x = malloc((size_t)TILE * (size_t)map->dim * sizeof(float));
-		w->score = malloc((size_t)TILE * (size_t)map->t * sizeof(float));
+		w->x = malloc((size_t)w->tile * (size_t)map->dim * sizeof(float));
+		w->score = malloc((size_t)w->tile * (size_t)map->t * sizeof(float));
+		w->ea = malloc((size_t)map->t * sizeof(double));
+		w->eb = malloc((size_t)map->t * sizeof(double));
+		if (w->ea && w->eb)
+			for (int j = 0; j < map->t; j++) {
+				w->ea[j] = bd->rel * map->acos_gnorm[j];
+				w->eb[j] = bd->tiny * (map->acos_gnorm[j] + 1);
+			}
 	}
-	return w->sum && w->start && w->norm && (!map->acos_gf || (w->x && w->score)) ? 0 : -1;
+	return w->sum && w->start && w->norm
+		&& (!map->acos_gf || (w->x && w->score && w->ea && w->eb)) ? 0 : -1;
 }
 
 /* Makes room for need more transformed values after the first used ones. */
 static int work_reserve(struct work *w, size_t used, size_t need)
 {
-	if (used + need <= w->room)
+	if (w->index && used + need <= w->room)
 		return 0;
-	size_t room = 2 * (used + need);
+	size_t room = 2 * (used + need) + 16;	/* never 0: no pointer arithmetic on NULL */
 	int *index = realloc(w->index, room * sizeof(int));
 	if (!index)
 		return -1;
@@ -205,14 +241,6 @@ static void put_cells(const struct ikmap *map, void *cells, size_t row, const do
 		ikmap_put_cell(map, cells, at + (size_t)j, sum[j] >= 0);
 }
 
-/*
- * The bound's constants (see the top): E_j = rel * ||x|| * ||g_j|| + tiny
- * * (||g_j|| + 1).
- */
-struct bound {
-	double rel, tiny;
-};
-
 static double gamma_n(double n, double unit)
 {
 	return n * unit / (1 - n * unit);
@@ -236,7 +264,7 @@ static struct bound make_bound(int dim)
  * the tile together by the GEMM. 0, or -1 when out of memory.
  */
 static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, size_t first,
-	int nrows, void *cells, const struct bound *bd, struct work *w)
+	int nrows, void *cells, struct work *w)
 {
 	int t = map->t, d = map->dim;
 	size_t used = 0;
@@ -285,19 +313,22 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 		}
 		const float *s = w->score + (size_t)r * t;
 		double nx = w->norm[r];
+		/*
+		 * Two passes: every cell from the sign of s_j (a loop the compiler
+		 * vectorises), then the rare s_j within E_j of 0 by the reference.
+		 * Acos cells are uint16_t (psi = 2).
+		 */
+		uint16_t *out = (uint16_t *)cells + at;
+		int unsure = 0;
 		for (int j = 0; j < t; j++) {
-			double gn = map->acos_gnorm[j];
-			double e = bd->rel * nx * gn + bd->tiny * (gn + 1);
 			double sj = s[j];
-			int cell;
-			if (sj > e)
-				cell = 1;
-			else if (sj < -e)
-				cell = 0;
-			else
-				cell = reference_one(map, index, value, n, j) >= 0;
-			ikmap_put_cell(map, cells, at + (size_t)j, (uint32_t)cell);
+			out[j] = sj >= 0;
+			unsure |= fabs(sj) <= w->ea[j] * nx + w->eb[j];
 		}
+		if (unsure)
+			for (int j = 0; j < t; j++)
+				if (fabs((double)s[j]) <= w->ea[j] * nx + w->eb[j])
+					out[j] = reference_one(map, index, value, n, j) >= 0;
 	}
 	return 0;
 }
@@ -305,21 +336,22 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads)
 {
-	size_t ntiles = (count + TILE - 1) / TILE;
+	size_t tile = (size_t)tile_rows(map);
+	size_t ntiles = (count + tile - 1) / tile;
 	struct bound bd = make_bound(map->dim);
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
 	{
 		struct work w;
-		failed = work_init(&w, map) ? 1 : 0;
+		failed = work_init(&w, map, &bd) ? 1 : 0;
 #pragma omp for schedule(dynamic, 1)
-		for (size_t tile = 0; tile < ntiles; tile++) {
+		for (size_t i = 0; i < ntiles; i++) {
 			if (failed)
 				continue;
-			size_t first = tile * TILE;
-			int nrows = count - first < TILE ? (int)(count - first) : TILE;
-			if (map_tile(map, in, first, nrows, cells, &bd, &w))
+			size_t first = i * tile;
+			int nrows = count - first < tile ? (int)(count - first) : (int)tile;
+			if (map_tile(map, in, first, nrows, cells, &w))
 				failed = 1;
 		}
 		work_free(&w);
