@@ -169,6 +169,12 @@ bench/ikmap_bench: bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LI
 .PHONY: ikmap-bench
 ikmap-bench: bench/ikmap_bench
 
+# The minmax map's sampler (ikmap/cws.c, issue 27): its reference arithmetic allows no FMA contraction.
+ikmap/cws.o: ALL_CFLAGS += -ffp-contract=off
+# Rows per second of the minmax sampler against aNNE: bench/cws_speed FILE... (usage in the source).
+bench/cws_speed: bench/cws_speed.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/cws_speed.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
 
@@ -496,7 +502,7 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
+	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench bench/cws_speed
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
 	rm -f common/*.o tools/*.o
 	rm -rf python/build python/_csrc python/*.egg-info
