@@ -309,13 +309,13 @@ int cws_use_kernel(const char *name)
 	return 0;
 }
 
-void cws_row_cells(const struct cws *c, const int *index, const double *value, int nnz,
-	uint32_t *out)
+/*
+ * The fast path: the cells of a row and, where the pointers are not
+ * NULL, each sample's i* and smallest A (cws_row_detail).
+ */
+static void fast_row(const struct cws *c, const int *index, const double *value, int nnz,
+	uint32_t *out, int *istar, double *amin)
 {
-	if (nnz <= 0) {
-		memset(out, 0, (size_t)c->k * sizeof *out);
-		return;
-	}
 	kernel_fn kernel = pick_kernel()->fn;
 	uint32_t mask = (uint32_t)c->cells - 1;
 	double best[CWS_BLOCK], arg[CWS_BLOCK];
@@ -347,17 +347,35 @@ void cws_row_cells(const struct cws *c, const int *index, const double *value, i
 				}
 			}
 		}
-		for (int s = 0; s < nb; s++)
-			out[j0 + s] = ((uint32_t)arg[s] - 1) & mask;
+		for (int s = 0; s < nb; s++) {
+			/* arg is 0 only for the empty row, whose cells are 0 */
+			if (out)
+				out[j0 + s] = nnz > 0 ? ((uint32_t)arg[s] - 1) & mask : 0;
+			if (istar)
+				istar[j0 + s] = (int)arg[s];
+			if (amin)
+				amin[j0 + s] = best[s];
+		}
 	}
+}
+
+void cws_row_cells(const struct cws *c, const int *index, const double *value, int nnz,
+	uint32_t *out)
+{
+	if (nnz <= 0) {
+		memset(out, 0, (size_t)c->k * sizeof *out);
+		return;
+	}
+	fast_row(c, index, value, nnz, out, NULL, NULL);
 }
 
 /* Sample j by the reference arithmetic of cws.h, from scratch. */
 static void reference_sample(const struct cws *c, int j, const int *index, const double *value,
-	int nnz, int *istar, int64_t *tstar)
+	int nnz, int *istar, int64_t *tstar, double *amin)
 {
 	*istar = 0;
 	*tstar = 0;
+	*amin = INFINITY;
 	if (j < 0 || j >= c->k)
 		return;
 	uint64_t s = crng_stream(c->seed, (uint64_t)j);
@@ -381,6 +399,7 @@ static void reference_sample(const struct cws *c, int j, const int *index, const
 			*tstar = (int64_t)t;
 		}
 	}
+	*amin = best;
 }
 
 void cws_row_cells_reference(const struct cws *c, const int *index, const double *value,
@@ -390,7 +409,8 @@ void cws_row_cells_reference(const struct cws *c, const int *index, const double
 	for (int j = 0; j < c->k; j++) {
 		int istar;
 		int64_t tstar;
-		reference_sample(c, j, index, value, nnz, &istar, &tstar);
+		double amin;
+		reference_sample(c, j, index, value, nnz, &istar, &tstar, &amin);
 		out[j] = nnz > 0 ? ((uint32_t)istar - 1) & mask : 0;
 	}
 }
@@ -398,5 +418,19 @@ void cws_row_cells_reference(const struct cws *c, const int *index, const double
 void cws_full_sample(const struct cws *c, int j, const int *index, const double *value,
 	int nnz, int *istar, int64_t *tstar)
 {
-	reference_sample(c, j, index, value, nnz, istar, tstar);
+	double amin;
+	reference_sample(c, j, index, value, nnz, istar, tstar, &amin);
+}
+
+void cws_row_detail(const struct cws *c, int reference, const int *index, const double *value,
+	int nnz, int *istar, double *amin)
+{
+	if (!reference) {
+		fast_row(c, index, value, nnz, NULL, istar, amin);
+		return;
+	}
+	for (int j = 0; j < c->k; j++) {
+		int64_t tstar;
+		reference_sample(c, j, index, value, nnz, &istar[j], &tstar, &amin[j]);
+	}
 }

@@ -83,6 +83,12 @@
  * (i*, t*) for 0 <= j < k, by the reference arithmetic; the empty row
  * (or j out of range) gives i* = 0, t* = 0.
  *
+ * cws_row_detail(c, reference, row..., istar, amin): for tests, each
+ * sample's i* and smallest A (k entries each) from the fast path, or
+ * from the reference when reference != 0; the empty row gives i* = 0,
+ * A = +inf. Comparing A's bits checks the fast path's arithmetic itself,
+ * not only the argmins it decides.
+ *
  * cws_kernel_name(): the kernel cws_row_cells runs now: "avx512", "avx2"
  * or "generic". cws_use_kernel(name): for tests and benchmarks, makes
  * later calls run the named kernel (NULL: back to the widest); -1,
@@ -114,6 +120,8 @@ void cws_row_cells_reference(const struct cws *c, const int *index, const double
 	int nnz, uint32_t *out);
 void cws_full_sample(const struct cws *c, int j, const int *index, const double *value,
 	int nnz, int *istar, int64_t *tstar);
+void cws_row_detail(const struct cws *c, int reference, const int *index, const double *value,
+	int nnz, int *istar, double *amin);
 
 const char *cws_kernel_name(void);
 int cws_use_kernel(const char *name);

@@ -244,13 +244,21 @@ static int usable_kernels(const char **names)
 	return n;
 }
 
-/* Every usable kernel's cells equal the reference's for this row. */
+/*
+ * Every usable kernel's cells equal the reference's for this row, and so
+ * do its i* and the bits of its smallest A (so that an arithmetic slip too
+ * small to move an argmin, e.g. an FMA, is caught too).
+ */
 static void check_row(const struct cws *c, int k, const struct row *r, uint32_t *want,
 	uint32_t *got)
 {
 	const char *names[3];
 	int n = usable_kernels(names);
+	int *iwant = malloc((size_t)k * sizeof *iwant), *igot = malloc((size_t)k * sizeof *igot);
+	double *awant = malloc((size_t)k * sizeof *awant), *agot = malloc((size_t)k * sizeof *agot);
+	ck_assert(iwant && igot && awant && agot);
 	cws_row_cells_reference(c, r->index, r->value, r->nnz, want);
+	cws_row_detail(c, 1, r->index, r->value, r->nnz, iwant, awant);
 	for (int q = 0; q < n; q++) {
 		ck_assert_int_eq(cws_use_kernel(names[q]), 0);
 		memset(got, 0xff, (size_t)k * sizeof *got);
@@ -258,8 +266,19 @@ static void check_row(const struct cws *c, int k, const struct row *r, uint32_t 
 		for (int j = 0; j < k; j++)
 			ck_assert_msg(got[j] == want[j], "kernel %s sample %d: %u, reference %u",
 				names[q], j, got[j], want[j]);
+		memset(agot, 0, (size_t)k * sizeof *agot);
+		cws_row_detail(c, 0, r->index, r->value, r->nnz, igot, agot);
+		for (int j = 0; j < k; j++) {
+			ck_assert_int_eq(igot[j], iwant[j]);
+			ck_assert_msg(memcmp(&agot[j], &awant[j], sizeof agot[j]) == 0,
+				"kernel %s sample %d: A %a, reference %a", names[q], j, agot[j], awant[j]);
+		}
 	}
 	cws_use_kernel(NULL);
+	free(iwant);
+	free(igot);
+	free(awant);
+	free(agot);
 }
 
 START_TEST(test_fast_equals_reference_random)
