@@ -162,7 +162,7 @@ static void fill_feature(const struct cws *c, int i, double *t)
 /* Feature i's cache, built on first use; NULL when i is not cacheable or memory ran out. */
 static const double *feature_cache(const struct cws *c, int i)
 {
-	if (i > c->tabled)
+	if (i < 1 || i > c->tabled)	/* (i < 1 breaks the caller's contract; kept safe anyway) */
 		return NULL;
 	int b = (i - 1) / CWS_CHUNK;
 	double *block = atomic_load_explicit(&c->chunk[b], memory_order_acquire);
