@@ -83,6 +83,13 @@ static void draw_values(uint64_t stream, int i, double *q, double *beta, double 
 	*K = det_log(c) - rr * (1.0 - b);
 }
 
+/* The row's part for a value of log L: t = floor(L q + beta), returns A = K - r t. */
+static inline double row_value(double L, double q, double beta, double r, double K, double *t)
+{
+	*t = floor(L * q + beta);
+	return K - r * *t;
+}
+
 struct cws *cws_new_capped(uint64_t seed, int k, int cells, int dim, size_t table_bytes,
 	char *err)
 {
@@ -200,8 +207,9 @@ static void kernel_generic(const double *t, int groups, double L, double fi, dou
 	for (int g = 0; g < groups; g++) {
 		const double *q = t + (size_t)g * CWS_GROUP;
 		for (int l = 0; l < CWS_LANES; l++) {
-			double tt = floor(L * q[l] + q[CWS_LANES + l]);
-			double a = q[3 * CWS_LANES + l] - q[2 * CWS_LANES + l] * tt;
+			double tt;
+			double a = row_value(L, q[l], q[CWS_LANES + l], q[2 * CWS_LANES + l],
+				q[3 * CWS_LANES + l], &tt);
 			if (a < best[g * CWS_LANES + l]) {
 				best[g * CWS_LANES + l] = a;
 				arg[g * CWS_LANES + l] = fi;
@@ -337,10 +345,9 @@ static void fast_row(const struct cws *c, const int *index, const double *value,
 			}
 			/* Not cached: the same values computed here, the same compare. */
 			for (int s = 0; s < nb; s++) {
-				double q, beta, r, K;
+				double q, beta, r, K, tt;
 				draw_values(c->stream[j0 + s], i, &q, &beta, &r, &K);
-				double tt = floor(L * q + beta);
-				double a = K - r * tt;
+				double a = row_value(L, q, beta, r, K, &tt);
 				if (a < best[s]) {
 					best[s] = a;
 					arg[s] = (double)i;
@@ -369,7 +376,7 @@ void cws_row_cells(const struct cws *c, const int *index, const double *value, i
 	fast_row(c, index, value, nnz, out, NULL, NULL);
 }
 
-/* Sample j by the reference arithmetic of cws.h, from scratch. */
+/* Sample j by the reference arithmetic of cws.h, from scratch: no cache, no vectors. */
 static void reference_sample(const struct cws *c, int j, const int *index, const double *value,
 	int nnz, int *istar, int64_t *tstar, double *amin)
 {
@@ -381,18 +388,9 @@ static void reference_sample(const struct cws *c, int j, const int *index, const
 	uint64_t s = crng_stream(c->seed, (uint64_t)j);
 	double best = INFINITY;
 	for (int p = 0; p < nnz; p++) {
-		uint64_t f = (uint64_t)index[p];
-		double u0 = crng_unit_open(crng_at(s, f, 0));
-		double u1 = crng_unit_open(crng_at(s, f, 1));
-		double u2 = crng_unit_open(crng_at(s, f, 2));
-		double u3 = crng_unit_open(crng_at(s, f, 3));
-		double beta = crng_unit_open(crng_at(s, f, 4));
-		double r = -det_log(u0 * u1);
-		double cg = -det_log(u2 * u3);
-		double q = 1.0 / r;
-		double K = det_log(cg) - r * (1.0 - beta);
-		double t = floor(det_log(value[p]) * q + beta);
-		double a = K - r * t;
+		double q, beta, r, K, t;
+		draw_values(s, index[p], &q, &beta, &r, &K);
+		double a = row_value(det_log(value[p]), q, beta, r, K, &t);
 		if (a < best) {
 			best = a;
 			*istar = index[p];
