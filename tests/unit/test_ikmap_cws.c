@@ -16,6 +16,8 @@
  * - The fast path (every vector kernel this CPU runs, cached and uncached
  *   features) equals the scalar reference bit for bit on random rows of
  *   extreme values and on rows of the shared sets usps and a9a.
+ * - Known answers (a few full samples, a hash of many cells) that every
+ *   kernel and compiler must reproduce.
  * - Determinism, seeds, the cache cap (none, partial, default), a claimed
  *   dimension of 2^31 - 2, threads racing to build the cache, the empty
  *   row, and the argument checks.
@@ -413,6 +415,58 @@ START_TEST(test_fast_equals_reference_a9a)
 }
 END_TEST
 
+/*
+ * Known answers, recorded from this build (gcc 12, x86-64) and reproduced
+ * by a clang build and by every kernel: the contract promises the same
+ * samples on every machine and compiler, so another build giving other
+ * values has broken the reference arithmetic (an FMA, x87 doubles, a
+ * different log) or the generator.
+ */
+START_TEST(test_known_answers)
+{
+	static const int want_i[8] = {5, 4097, 5, 4097, 17, 4097, 17, 5};
+	static const int64_t want_t[8] = {0, 0, 0, 1, 2, 1, 1, 0};
+	int index[] = {1, 5, 17, 100, 4097};
+	double value[] = {0.25, 1.0, 3.5, 1e-3, 2.0};
+	struct cws *c = cws_new(2027, 300, 4096, 5000, NULL);
+	ck_assert(c != NULL);
+	for (int j = 0; j < 8; j++) {
+		int i;
+		int64_t t;
+		cws_full_sample(c, j, index, value, 5, &i, &t);
+		ck_assert_int_eq(i, want_i[j]);
+		ck_assert(t == want_t[j]);
+	}
+	/* FNV-1a over the cells of 50 rows of up to 64 features, every kernel */
+	const char *names[3];
+	int n = usable_kernels(names);
+	uint32_t out[300];
+	int ix[64];
+	double v[64];
+	for (int q = 0; q < n; q++) {
+		ck_assert_int_eq(cws_use_kernel(names[q]), 0);
+		uint64_t h = 0xcbf29ce484222325ULL;
+		for (int r = 0; r < 50; r++) {
+			int m = 0;
+			for (int i = 1 + r % 7; i <= 5000 && m < 64; i += 1 + (i * 7 + r) % 97) {
+				ix[m] = i;
+				v[m++] = (double)((i * 31 + r) % 1000 + 1) / 256.0;
+			}
+			cws_row_cells(c, ix, v, m, out);
+			for (int j = 0; j < 300; j++)
+				for (int b = 0; b < 4; b++) {
+					h ^= (out[j] >> (8 * b)) & 0xff;
+					h *= 0x100000001b3ULL;
+				}
+		}
+		ck_assert_msg(h == 0x93fb7ac90983a43fULL, "kernel %s: hash %016llx", names[q],
+			(unsigned long long)h);
+	}
+	cws_use_kernel(NULL);
+	cws_free(c);
+}
+END_TEST
+
 START_TEST(test_determinism_seeds_and_caps)
 {
 	const int k = 300, d = 500;
@@ -589,6 +643,7 @@ static Suite *cws_suite(void)
 	tcase_add_test(tc, test_fast_equals_reference_random);
 	tcase_add_test(tc, test_fast_equals_reference_usps);
 	tcase_add_test(tc, test_fast_equals_reference_a9a);
+	tcase_add_test(tc, test_known_answers);
 	tcase_add_test(tc, test_determinism_seeds_and_caps);
 	tcase_add_test(tc, test_features_beyond_the_cache);
 	tcase_add_test(tc, test_threads_share_one_map);
