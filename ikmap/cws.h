@@ -7,8 +7,8 @@
  * What it computes. The min-max kernel of non-negative vectors is
  * MM(x, y) = sum_i min(x_i, y_i) / sum_i max(x_i, y_i). Consistent
  * weighted sampling draws, per sample j, a pair (i*, t*) from a row such
- * that two rows give the same pair with probability exactly MM(x, y)
- * (Ioffe, "Improved consistent sampling, weighted minhash and L1
+ * that two rows give the same pair with probability exactly MM(x, y) (in
+ * exact arithmetic, with ideal uniforms) (Ioffe, "Improved consistent sampling, weighted minhash and L1
  * sketching", ICDM 2010: ICWS; Appendix A of Li, "A comparison study of
  * nonlinear kernels", whose pseudo-code this follows). "0-bit" CWS keeps
  * i* only: i* alone collides a little more often than the pair, an
@@ -55,11 +55,14 @@
  * argument or when memory runs out. A struct cws is read-only to its
  * users after cws_new: any number of threads may map rows with one at
  * once. It stores the seed and k streams, never k x d numbers: the
- * per-(sample, feature) values s..K above depend on neither the row nor
- * the other features, so they are cached, built lazily in blocks of 16
- * features on a row's first use of one, for features 1..F only, where F
- * * (k rounded up to 8) * 32 bytes <= CWS_TABLE_BYTES (256 MiB). The
- * cache is the only state that changes after cws_new; it is published
+ * per-(sample, feature) values q, beta, r, K above depend on neither the
+ * row nor the other features, so they are cached, built lazily in blocks
+ * of 16 features on a row's first use of one, for features 1..F only:
+ * F is the largest count with F x kpad x 32 bytes <= CWS_TABLE_BYTES
+ * (256 MiB; kpad = k rounded up to 8), so the cache holds at most
+ * min(dim, features seen rounded up to their blocks, F) features, plus a
+ * pointer per block (8 bytes per 16 features of F). The cache is the
+ * only state that changes after cws_new; it is published
  * with C11 atomics (a block is built whole, then its pointer is set by
  * compare-and-swap; a thread that loses the race frees its copy), so a
  * map claiming d = 2^31 - 2 costs nothing until rows use its features.
