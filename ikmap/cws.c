@@ -119,9 +119,10 @@ struct cws *cws_new_capped(uint64_t seed, int k, int cells, int dim, size_t tabl
 	size_t per_feature = c->feature_doubles * sizeof(double);
 	size_t fit = table_bytes / per_feature;
 	c->tabled = fit < (size_t)dim ? (int)fit : dim;
-	c->chunks = (c->tabled + CWS_CHUNK - 1) / CWS_CHUNK;
+	/* (not tabled + CWS_CHUNK - 1, which overflows when a huge cap lets tabled reach INT_MAX - 1) */
+	c->chunks = c->tabled / CWS_CHUNK + (c->tabled % CWS_CHUNK != 0);
 	c->stream = malloc((size_t)k * sizeof *c->stream);
-	/* The pointer array is bounded by the cap: tabled <= table_bytes / 256. */
+	/* The pointer array is bounded by the cap: 8 bytes per 16 features of at least 256 bytes. */
 	c->chunk = c->chunks ? calloc((size_t)c->chunks, sizeof *c->chunk) : NULL;
 	if (!c->stream || (c->chunks && !c->chunk)) {
 		cws_free(c);
