@@ -135,6 +135,9 @@ ikmap/gemm.o: ikmap/gemm.c ikmap/gemm.h ikmap/sgemm.h ikmap/blas-flavour
 ikmap/sgemm.o: ALL_CFLAGS += -ffp-contract=fast
 # The reference arithmetic of the minmax and acos maps (issue 27): no contraction into FMA.
 ikmap/detmath.o: ALL_CFLAGS += -ffp-contract=off
+# (the acos Gaussians and dot products, and scale 2's transform, ikmap.h)
+ikmap/signproj.o: ALL_CFLAGS += -ffp-contract=off
+ikmap/kernel_rows.o: ALL_CFLAGS += -ffp-contract=off
 # ---- end BLAS ----
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
@@ -168,6 +171,12 @@ bench/ikmap_bench: bench/ikmap_bench.c $(IKMAP_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LI
 
 .PHONY: ikmap-bench
 ikmap-bench: bench/ikmap_bench
+
+# The minmax map's sampler (ikmap/cws.c, issue 27): its reference arithmetic allows no FMA contraction.
+ikmap/cws.o: ALL_CFLAGS += -ffp-contract=off
+# Rows per second of the minmax sampler against aNNE: bench/cws_speed FILE... (usage in the source).
+bench/cws_speed: bench/cws_speed.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/cws_speed.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
 all lib: $(IKMAP_A)
 # ---- end ikmap ----
@@ -379,6 +388,11 @@ bench-blas: all bench/sgemm_shapes bench/ik_mapping
 bench/ik_mapping: bench/ik_mapping.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/ik_mapping.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
 
+# The acos map's speed beside the same-shape SGEMM, aNNE and iForest (issue 27):
+# bench/kernel_speed FILE [K...], one thread.
+bench/kernel_speed: bench/kernel_speed.c bench/libsvm_rows.c bench/libsvm_rows.h $(IKMAP_HDR) $(LIB_HDR) $(IKMAP_A) $(LIB_A) $(GPU_LIB)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -Iikmap -o $@ bench/kernel_speed.c bench/libsvm_rows.c $(IKMAP_A) $(LIB_A) $(IKMAP_LIBS) $(LDLIBS)
+
 bench/lib_train: bench/lib_train.c bench/libsvm_rows.c bench/libsvm_rows.h $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ bench/lib_train.c bench/libsvm_rows.c -ldl
 
@@ -496,7 +510,7 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench
+	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench bench/kernel_speed bench/cws_speed
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
 	rm -f common/*.o tools/*.o
 	rm -rf python/build python/_csrc python/*.egg-info

@@ -16,8 +16,49 @@ const char *ikmap_method_name(enum ikmap_method method)
 		return "anne";
 	case IKMAP_IFOREST:
 		return "iforest";
+	case IKMAP_MINMAX:
+		return "minmax";
+	case IKMAP_ACOS:
+		return "acos";
 	}
 	return NULL;
+}
+
+/* Min-max and acos: k samples of a few cells each, no rows drawn (ikmap.h). */
+static int is_kernel(enum ikmap_method method)
+{
+	return method == IKMAP_MINMAX || method == IKMAP_ACOS;
+}
+
+/* The caps of min-max and acos maps (ikmap.h), shared by build and load. */
+#define KERNEL_MAX_K 65536
+#define KERNEL_MAX_CELLS 65536
+
+/* min-max and acos parameters: 0, or -1 with err set */
+static int check_kernel_params(const struct ikmap_params *p, char *err)
+{
+	const char *name = ikmap_method_name(p->method);
+	if (p->t < 1 || p->t > KERNEL_MAX_K) {
+		ikmap_error(err, "-k %s: k (%d) must be in 1..%d", name, p->t, KERNEL_MAX_K);
+		return -1;
+	}
+	if (p->method == IKMAP_MINMAX) {
+		int pow2 = p->psi >= 16 && p->psi <= KERNEL_MAX_CELLS && (p->psi & (p->psi - 1)) == 0;
+		if (!pow2) {
+			ikmap_error(err, "-k minmax: cells per sample (%d) must be a power of two"
+				" from 16 to %d", p->psi, KERNEL_MAX_CELLS);
+			return -1;
+		}
+	} else if (p->psi != 0 && p->psi != 2) {
+		ikmap_error(err, "-k acos: a projection has 2 cells (psi %d given)", p->psi);
+		return -1;
+	}
+	if (p->scale != 0 && p->scale != 2) {
+		ikmap_error(err, "-k %s: scale %d is not available (0: none, 2: min-max to [0, 1])",
+			name, p->scale);
+		return -1;
+	}
+	return 0;
 }
 
 static int check_params(int n, int d, const struct ikmap_params *p, char *err)
@@ -26,7 +67,15 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "unknown partitioning method");
 		return -1;
 	}
-	if (p->t < 1 || p->psi < 1) {
+	if (is_kernel(p->method) && check_kernel_params(p, err))
+		return -1;
+	if (!is_kernel(p->method) && (p->scale < 0 || p->scale > 1)) {
+		ikmap_error(err, "-k %s: scale %d is not available (0: none, 1: max-abs;"
+			" min-max to [0, 1] is for -k minmax and -k acos)",
+			ikmap_method_name(p->method), p->scale);
+		return -1;
+	}
+	if (!is_kernel(p->method) && (p->t < 1 || p->psi < 1)) {
 		ikmap_error(err, "t (%d) and psi (%d) must be at least 1", p->t, p->psi);
 		return -1;
 	}
@@ -38,25 +87,28 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "%d features: a map can have at most %d", d, IKMAP_MAX_DIM);
 		return -1;
 	}
-	if (p->scale && p->method == IKMAP_ANNE && d > IKMAP_MAX_SCALED_DIM) {
+	if (((p->scale && p->method == IKMAP_ANNE) || (p->scale == 2 && is_kernel(p->method)))
+		&& d > IKMAP_MAX_SCALED_DIM) {
 		ikmap_error(err, "%d features: a scaled map stores a factor per feature and can have"
 			" at most %d; map wider data unscaled", d, IKMAP_MAX_SCALED_DIM);
 		return -1;
 	}
-	if (p->psi > n) {
+	if (!is_kernel(p->method) && p->psi > n) {
 		ikmap_error(err, "psi (%d) exceeds the number of training rows (%d)", p->psi, n);
 		return -1;
 	}
 	/* Cell features k*psi + cell + 1 (and a bias after them) must fit an int. */
-	if ((int64_t)p->t * p->psi > INT_MAX - 2) {
+	if ((int64_t)p->t * (p->method == IKMAP_ACOS ? 2 : p->psi) > INT_MAX - 2) {
 		ikmap_error(err, "t * psi (%d * %d) is too large", p->t, p->psi);
 		return -1;
 	}
 	return 0;
 }
 
-static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
+static int check_rows(struct feature_node *const *rows, int n, int d,
+	const struct ikmap_params *p, char *err)
 {
+	int refuse_negative = p->method == IKMAP_MINMAX && p->scale != 2;
 	for (int i = 0; i < n; i++) {
 		int prev = 0;
 		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
@@ -74,6 +126,11 @@ static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
 					i + 1, f->index);
 				return -1;
 			}
+			if (refuse_negative && f->value < 0) {
+				ikmap_error(err, "row %d: feature %d is negative (%g): -k minmax needs"
+					" non-negative data (or -S 2)", i + 1, f->index, f->value);
+				return -1;
+			}
 			prev = f->index;
 		}
 	}
@@ -84,8 +141,12 @@ static int check_rows(struct feature_node *const *rows, int n, int d, char *err)
  * Scaled: factor[j] = 1 / max |x_j| (1 where the feature is always 0).
  * Unscaled: no array (ikmap_factor is 1), so a wide d costs nothing.
  */
+static int learn_range(struct ikmap *map, struct feature_node *const *rows, int n, char *err);
+
 static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
 {
+	if (map->scaled == 2)
+		return learn_range(map, rows, n, err);
 	if (!map->scaled)
 		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
@@ -105,6 +166,78 @@ static int learn_factors(struct ikmap *map, struct feature_node *const *rows, in
 		}
 	for (int j = 0; j <= map->dim; j++)
 		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
+	return 0;
+}
+
+/*
+ * Scale 2 from min_j and max_j (a zero range: factor 0, the feature maps
+ * to 0). A range that overflows (values near +-DBL_MAX) is halved first,
+ * so the factor stays finite; values then clip as usual.
+ */
+static void set_range(struct ikmap *map, int j, double lo, double hi)
+{
+	map->shift[j] = lo;
+	double range = hi - lo;
+	if (!(range > 0))
+		map->factor[j] = 0;
+	else if (isfinite(range))
+		map->factor[j] = 1 / range;
+	else
+		map->factor[j] = 0.5 / (0.5 * hi - 0.5 * lo);
+}
+
+static int alloc_range(struct ikmap *map, char *err)
+{
+	map->factor = calloc((size_t)map->dim + 1, sizeof(double));
+	map->shift = calloc((size_t)map->dim + 1, sizeof(double));
+	if (!map->factor || !map->shift) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Scale 2 over sparse rows: min and max of the stored values, then 0 is
+ * among a feature's values when fewer than n rows store it (implicit
+ * zeros count, ikmap.h).
+ */
+static int learn_range(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
+{
+	if (alloc_range(map, err))
+		return -1;
+	int d = map->dim;
+	int *seen = calloc((size_t)d + 1, sizeof(int));
+	double *hi = calloc((size_t)d + 1, sizeof(double));
+	if (!seen || !hi) {
+		free(seen);
+		free(hi);
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	double *lo = map->shift;
+	for (int i = 0; i < n; i++)
+		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
+			int j = f->index;
+			double v = f->value;
+			if (seen[j]++ == 0) {
+				lo[j] = v;
+				hi[j] = v;
+			} else {
+				lo[j] = v < lo[j] ? v : lo[j];
+				hi[j] = v > hi[j] ? v : hi[j];
+			}
+		}
+	for (int j = 1; j <= d; j++) {
+		double a = lo[j], b = hi[j];
+		if (seen[j] < n) {	/* an implicit zero (seen 0: only zeros) */
+			a = a < 0 ? a : 0;
+			b = b > 0 ? b : 0;
+		}
+		set_range(map, j, a, b);
+	}
+	free(seen);
+	free(hi);
 	return 0;
 }
 
@@ -210,23 +343,27 @@ static struct ikmap *new_map(int d, const struct ikmap_params *params, char *err
 	}
 	map->method = params->method;
 	map->t = params->t;
-	map->psi = params->psi;
+	map->psi = params->method == IKMAP_ACOS ? 2 : params->psi;
 	map->dim = d;
 	map->seed = params->seed;
-	map->scaled = params->scale && params->method == IKMAP_ANNE;
+	if (is_kernel(params->method))
+		map->scaled = params->scale == 2 ? 2 : 0;
+	else
+		map->scaled = params->scale && params->method == IKMAP_ANNE;
 	return map;
 }
 
 struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *params, char *err)
 {
-	if (check_params(n, d, params, err) || check_rows(rows, n, d, err))
+	if (check_params(n, d, params, err) || check_rows(rows, n, d, params, err))
 		return NULL;
 	struct ikmap *map = new_map(d, params, err);
 	if (!map)
 		return NULL;
 	int threads = ikmap_threads(params->threads);
-	if (learn_factors(map, rows, n, err) || partition(map, rows, NULL, n, threads, err)) {
+	if (learn_factors(map, rows, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
+			: partition(map, rows, NULL, n, threads, err))) {
 		ikmap_free(map);
 		return NULL;
 	}
@@ -249,6 +386,45 @@ int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld)
 }
 
 /*
+ * check_rows and scale 2 of dense rows in one pass: zeros are values like
+ * any other here, so min and max run over every column 1..d directly.
+ */
+static int dense_range(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
+{
+	if (alloc_range(map, err))
+		return -1;
+	int d = map->dim;
+	double *hi = calloc((size_t)d + 1, sizeof(double));
+	if (!hi) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	double *lo = map->shift;
+	for (int i = 0; i < n; i++) {
+		const double *x = in->x + (size_t)i * in->ld;
+		for (int j = 1; j <= d; j++) {
+			double v = x[j - 1];
+			if (!isfinite(v)) {
+				ikmap_error(err, "row %d: feature %d is not a finite number", i + 1, j);
+				free(hi);
+				return -1;
+			}
+			if (i == 0) {
+				lo[j] = v;
+				hi[j] = v;
+			} else {
+				lo[j] = v < lo[j] ? v : lo[j];
+				hi[j] = v > hi[j] ? v : hi[j];
+			}
+		}
+	}
+	for (int j = 1; j <= d; j++)
+		set_range(map, j, lo[j], hi[j]);
+	free(hi);
+	return 0;
+}
+
+/*
  * check_rows and learn_factors of dense rows in one pass: the first
  * non-finite value in row-major order is the one reported, as check_rows
  * reports the first of the sparse form.
@@ -256,6 +432,8 @@ int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld)
 static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
 {
 	int d = map->dim;
+	if (map->scaled == 2)
+		return dense_range(map, in, n, err);
 	if (map->scaled) {
 		map->factor = calloc((size_t)d + 1, sizeof(double));
 		if (!map->factor) {
@@ -277,6 +455,13 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 					return -1;
 				}
 		}
+		if (map->method == IKMAP_MINMAX)	/* without scale 2 (above) */
+			for (int j = 1; j <= d; j++)
+				if (x[j - 1] < 0) {
+					ikmap_error(err, "row %d: feature %d is negative (%g): -k minmax"
+						" needs non-negative data (or -S 2)", i + 1, j, x[j - 1]);
+					return -1;
+				}
 		if (f)
 			for (int j = 1; j <= d; j++) {
 				double a = fabs(x[j - 1]);
@@ -304,7 +489,8 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 		return NULL;
 	struct ikmap_dense_in in = { x, ld, d };
 	int threads = ikmap_threads(params->threads);
-	if (dense_factors(map, &in, n, err) || partition(map, NULL, &in, n, threads, err)) {
+	if (dense_factors(map, &in, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
+			: partition(map, NULL, &in, n, threads, err))) {
 		ikmap_free(map);
 		return NULL;
 	}
@@ -422,6 +608,26 @@ static int map_dense_by_blocks(const struct ikmap *map, const struct ikmap_dense
 	return status;
 }
 
+/*
+ * Min-max and acos rows, sparse or dense: checked first (serially, so the
+ * first bad value is the one named whatever the threads), then mapped.
+ * 0, -1 (out of memory) or -2 (a refused value).
+ */
+static int map_kernel(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads, char *err)
+{
+	int status = ikmap_kernel_check(map, in, count, err);
+	if (status)
+		return status;
+	if (map->method == IKMAP_MINMAX)
+		status = ikmap_minmax_map(map, in, count, cells, threads);
+	else
+		status = ikmap_acos_map(map, in, count, cells, threads);
+	if (status)
+		ikmap_error(err, "out of memory");
+	return status;
+}
+
 /* The first non-finite value of the rows, as err's message (row-major order). */
 static void report_non_finite(const struct ikmap_dense_in *in, size_t count, char *err)
 {
@@ -444,6 +650,10 @@ int ikmap_map_dense_on(const struct ikmap *map, const double *x, size_t count, i
 		return -1;
 	threads = ikmap_threads(threads);
 	struct ikmap_dense_in in = { x, ld, cols };
+	if (is_kernel(map->method)) {
+		struct ikmap_rows_in kin = { NULL, &in };
+		return map_kernel(map, &kin, count, cells, threads, err);
+	}
 	int status;
 	if (!gpu && map->method == IKMAP_ANNE && map->path == IKMAP_PATH_DENSE && !map->prune) {
 		/* the plain dense path packs these rows itself: no sparse copy at all */
@@ -463,6 +673,10 @@ int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t 
 {
 	int status;
 	threads = ikmap_threads(threads);
+	if (is_kernel(map->method)) {
+		struct ikmap_rows_in in = { rows, NULL };
+		return map_kernel(map, &in, count, cells, threads, err);
+	}
 	if (map->method == IKMAP_IFOREST)
 		status = ikmap_forest_map(map, rows, count, cells, threads);
 	else if (map->path == IKMAP_PATH_DENSE)
@@ -512,9 +726,23 @@ double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
 
 int ikmap_set_path(struct ikmap *map, enum ikmap_path path, char *err)
 {
+	if (map->method == IKMAP_ACOS) {
+		if (path == IKMAP_PATH_DENSE && !map->acos_gf) {
+			ikmap_error(err, "this acos map is too wide for its float path (k * d above %d)",
+				IKMAP_ACOS_TABLE);
+			return -1;
+		}
+		if (path != IKMAP_PATH_AUTO && path != IKMAP_PATH_DENSE && path != IKMAP_PATH_SPARSE) {
+			ikmap_error(err, "unknown path");
+			return -1;
+		}
+		map->acos_path = path;
+		return 0;
+	}
 	if (map->method != IKMAP_ANNE) {
 		if (path == IKMAP_PATH_DENSE) {
-			ikmap_error(err, "iForest maps have no dense path");
+			ikmap_error(err, "%s maps have no dense path",
+				map->method == IKMAP_IFOREST ? "iForest" : "min-max");
 			return -1;
 		}
 		return 0;
@@ -544,9 +772,19 @@ uint64_t ikmap_checksum(const struct ikmap *map)
 	atomic_store_explicit(&cache->checksum_known, 1, memory_order_release);
 	return sum;
 }
-enum ikmap_path ikmap_path(const struct ikmap *map) { return map->path; }
+enum ikmap_path ikmap_path(const struct ikmap *map)
+{
+	if (map->method == IKMAP_ACOS)
+		return map->acos_gf ? map->acos_path : IKMAP_PATH_SPARSE;
+	return map->path;
+}
 
 const double *ikmap_scale_factors(const struct ikmap *map)
 {
 	return map->scaled ? map->factor : NULL;
+}
+
+const double *ikmap_scale_shift(const struct ikmap *map)
+{
+	return map->scaled == 2 ? map->shift : NULL;
 }

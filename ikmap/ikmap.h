@@ -2,6 +2,10 @@
  * ikmap.h - the Isolation Kernel feature map: t random partitionings of
  * the input space, each into at most psi cells; a row becomes the t cells
  * it falls in (Ting, Wells, Washio: "Isolation kernel: the X factor").
+ * Two more kernels share the same shape (issue 27; Ping Li, "A comparison
+ * study of nonlinear kernels"): the min-max kernel by 0-bit consistent
+ * weighted sampling and the acos kernel by sign random projections, each
+ * a row's k samples, one cell each (see "Min-max" and "Acos" below).
  *
  * Contract.
  *
@@ -47,7 +51,8 @@
  * usable and the map fits it, else the CPU, silently; IKMAP_DEVICE_GPU
  * fails instead (err says why: no GPU support in this build, no CUDA
  * device, a partitioning too wide for it, a device error).
- * IKMAP_DEVICE_CPU never touches the GPU. iForest always maps on the CPU.
+ * IKMAP_DEVICE_CPU never touches the GPU. iForest, min-max and acos maps
+ * always map on the CPU, whatever the device (IKMAP_DEVICE_GPU too).
  *
  * iForest (IKMAP_IFOREST). Partitioning k is a completely random tree on
  * its psi sampled rows, grown until every node holds one row or rows that
@@ -58,28 +63,90 @@
  * duplicates share a leaf and a tree may have fewer than psi leaves
  * (some cells are then never used). A row's cell is the leaf it reaches.
  *
- * Scaling. With scale = 1 an aNNE map multiplies feature j by
+ * Min-max (IKMAP_MINMAX). t = k samples, psi = cells per sample, a
+ * power of two 16..65536 (2^b; anything else is an error). Sample j of a
+ * row is 0-bit consistent weighted sampling of its positive values: the
+ * sampler of ikmap/cws.h (its contract states the reference arithmetic
+ * and the generator, keyed by (seed, sample, feature)) picks a feature
+ * i* of the row and the cell is (i* - 1) mod psi; the share of samples
+ * whose full samples agree estimates the min-max kernel sum_j min(x_j,
+ * y_j) / sum_j max(x_j, y_j). Values must be non-negative (zeros are
+ * absent features): a negative value is an error at build and map time
+ * (ikmap_map* return -2, err names the row, counted from 1 within the
+ * call, and the feature), unless scale = 2 maps the data into [0, 1].
+ *
+ * Acos (IKMAP_ACOS). t = k projections, psi = 2 cells (0 is taken for
+ * 2; anything else is an error). Projection j's vector g_j has, for
+ * feature i, the Gaussian g(j, i) drawn from the counter generator
+ * (counter_rng.h) keyed by (seed, sample j, feature i) by Marsaglia's
+ * polar method: for attempt a = 0, 1, ..., with key i + a/8 * 2^32 and
+ * draws 2(a mod 8) and 2(a mod 8) + 1, u = 2 U0 - 1 and v = 2 U1 - 1
+ * (U = crng_unit_open of the draw; both exact), s = u*u + v*v; the first
+ * attempt with s < 1 gives g = u * sqrt(-2 det_log(s) / s) (detmath.h;
+ * sqrt is IEEE, correctly rounded), every operation an IEEE double one
+ * in this order. The cell of projection j is 1 when the REFERENCE dot
+ * product is >= 0, else 0: sum, starting at +0, over the row's nonzero
+ * (transformed) values x_i with i <= d in ascending i, of x_i * g(j, i),
+ * each product and each sum rounded to double (no FMA). The share of
+ * projections where two rows agree estimates 1 - angle(x, y)/pi. The map
+ * stores (k, seed, d, transform), never the k x d Gaussians: when k * d
+ * is at most IKMAP_ACOS_TABLE it derives them as a table after a build
+ * or load (an exact copy, double and float), else it recomputes them per
+ * row. The fast path (a float GEMM of rows against the float table,
+ * ikmap/gemm.h) recomputes in the reference arithmetic every dot product
+ * whose magnitude is below a rigorous bound on its error (signproj.c), so
+ * its cells are the reference's, bit for bit; ikmap_set_path picks it
+ * (IKMAP_PATH_DENSE), the reference (_SPARSE) or a choice per block of
+ * rows by their density (_AUTO, the default).
+ *
+ * Min-max and acos rows: features above d are ignored; a value that is
+ * not finite (within 1..d) is an error (-2 from ikmap_map*); an empty row
+ * takes cell 0 of every min-max sample and cell 1 of every projection (a
+ * dot product of 0 is >= 0), so every row has exactly k cells. The
+ * mapping threads split the rows; cells never depend on their number.
+ * Caps at build and load: k <= 65536, cells <= 65536, d < 2^31 and
+ * k * cells <= INT_MAX - 2.
+ *
+ * Scaling (scale in struct ikmap_params; ikmap_scaled() reports it).
+ * 0: none. 1: max-abs, aNNE only: an aNNE map multiplies feature j by
  * factor_j = 1 / max |x_j| over the n build rows (1 when that max is 0),
  * so zeros stay zero, before any distance; the factors are stored with the
  * map. iForest ignores the flag (a tree's split choices are invariant to
- * positive per-feature scaling) and reports ikmap_scaled() = 0.
+ * positive per-feature scaling) and reports ikmap_scaled() = 0; min-max
+ * and acos refuse it. 2: min-max to [0, 1], min-max and acos only for now
+ * (aNNE and iForest refuse it): min_j and max_j over the n build rows,
+ * implicit zeros counted (a feature absent from some row has 0 among its
+ * values), stored as min_j (ikmap_scale_shift) and factor_j = 1 / (max_j -
+ * min_j) (ikmap_scale_factors; 0 when the range is 0: the feature then
+ * maps to 0); a value x of feature j <= d becomes (x - min_j) * factor_j
+ * clipped to [0, 1], and the transformed zeros are absent. The shift moves
+ * the zeros of a feature with min_j < 0 to a positive value, so such a
+ * feature is nonzero in every row: rows with negative minima get denser.
+ * A feature absent from a row is transformed too (0 becomes (0 - min_j) *
+ * factor_j), so rows are walked over features 1..d where any min_j < 0.
  *
  * Output. ikmap_map writes count*t cells, row-major (row r, partitioning
  * k at r*t + k), as uint16_t when psi <= 65536 and uint32_t otherwise
  * (ikmap_cell_size). They feed rows.h ROWS_CELLS (feature k*psi + cell +
- * 1, value 1/sqrt(t)). K(x, y) = the fraction of partitionings where x
- * and y share a cell.
+ * 1, value 1/sqrt(t)), for every map type alike. K(x, y) = the fraction
+ * of partitionings (samples, projections) where x and y share a cell.
  *
  * Files. ikmap_save writes a versioned little-endian binary file
  * atomically (temporary file + rename, common/atomic_file.h; an existing
  * path that is not a regular file is refused, never replaced); ikmap_load
  * reads only a regular file (never blocking on a FIFO) and verifies it
- * completely, sizes before any allocation (format in ikmap_file.c). ikmap_checksum is the file's 64-bit FNV-1a
+ * completely, sizes before any allocation (format in ikmap_file.c). Maps
+ * that use nothing of issue 27 (aNNE and iForest, scale 0 or 1) are
+ * written as version 1, byte for byte as before; min-max, acos and scale 2
+ * as version 2; both load. ikmap_checksum is the file's 64-bit FNV-1a
  * checksum (hashed on the first call, then kept), so a model file can name the
  * partitioning it was trained on.
  *
  * Errors. Functions that can fail take char err[IKMAP_ERR_SIZE] (or NULL)
  * and write a one-line message there; the library never exits or prints.
+ * Min-max and acos build and load check their own caps (see above); scale
+ * 2 stores 2 d numbers, so like scale 1 it is refused above
+ * IKMAP_MAX_SCALED_DIM at build.
  * A map is read-only after build/load (ikmap_set_path aside), so several
  * threads may map with it at once. While mapping on the dense path,
  * a pthreads OpenBLAS is set to one thread (restored after): our OpenMP
@@ -106,30 +173,41 @@ enum ikmap_path { IKMAP_PATH_AUTO = 0, IKMAP_PATH_DENSE = 1, IKMAP_PATH_SPARSE =
 
 struct ikmap_params {
 	enum ikmap_method method;
-	int t;			/* number of partitionings, >= 1 */
-	int psi;		/* rows sampled per partitioning, 1..n */
+	int t;			/* partitionings, >= 1; min-max and acos: samples k, 1..65536 */
+	int psi;		/* rows sampled per partitioning, 1..n; min-max: cells per
+				 * sample, a power of two 16..65536; acos: 2 (or 0) */
 	uint64_t seed;
-	int scale;		/* 1: max-abs feature scaling (aNNE only) */
+	int scale;		/* 0: none; 1: max-abs (aNNE only); 2: min-max to [0, 1]
+				 * (min-max and acos only); see Scaling above */
 	int threads;		/* <= 0: the OpenMP default */
 };
 
 struct ikmap;
 
-/* Builds a map from rows[0..n-1] of dimension d; NULL on error. */
+/*
+ * Builds a map from rows[0..n-1] of dimension d; NULL on error. Min-max
+ * and acos read the rows only to check them (a min-max map without scale
+ * 2 refuses a negative value, naming its row and feature) and for scale
+ * 2's minima and ranges.
+ */
 struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *params, char *err);
 
 /*
  * Maps rows[0..count-1] to cells (count * t elements of ikmap_cell_size
- * bytes). threads <= 0: the OpenMP default. Returns 0, or -1 when out of
- * memory (err says so).
+ * bytes). threads <= 0: the OpenMP default. Returns 0, -1 when out of
+ * memory (err says so), or, for min-max and acos maps only, -2 when a
+ * value (of a feature <= d) is not finite or, min-max without scale 2,
+ * negative (err names the first one, its row counted from 1; no cell is
+ * written then).
  */
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err);
 
 /*
  * ikmap_map on a device (ikmap_map is IKMAP_DEVICE_CPU). Returns 0, or -1
- * with err set: out of memory, or under IKMAP_DEVICE_GPU no usable GPU.
+ * with err set: out of memory, or under IKMAP_DEVICE_GPU no usable GPU
+ * (aNNE; the other types map on the CPU), or -2 as ikmap_map.
  */
 int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, enum ikmap_device device, char *err);
@@ -148,8 +226,10 @@ int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size
  * non-finite values as ikmap_build does. ikmap_map_dense_on maps count
  * rows of cols columns (ld >= cols; columns above the map's dim are
  * ignored) as ikmap_map_on; it returns 0, -1 (out of memory, or the
- * GPU as ikmap_map_on) or -2 when a value, in any column, is not finite
- * (err names the first one).
+ * GPU as ikmap_map_on) or -2 when a value, in any column, is not finite,
+ * or a min-max map without scale 2 meets a negative value in columns
+ * 1..d (err names the first one; row-major order). ikmap_build_dense
+ * refuses such a negative value too.
  */
 int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld);
 struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
@@ -169,7 +249,7 @@ size_t ikmap_cell_size(const struct ikmap *map);
 /* Cell k of a row whose t cells start at cells (as ikmap_map wrote them). */
 uint32_t ikmap_cell_at(const struct ikmap *map, const void *cells, size_t k);
 
-/* K(x, y) in [0, 1]; -1 when out of memory. */
+/* K(x, y) in [0, 1]; -1 when out of memory or a row is refused (see ikmap_map). */
 double ikmap_kernel(const struct ikmap *map, const struct feature_node *x,
 	const struct feature_node *y);
 
@@ -195,6 +275,13 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
  * Loading needs no such cap, the factors being counted in the file's size.
  */
 #define IKMAP_MAX_SCALED_DIM ((1 << 25) - 2)
+/*
+ * The largest k * d for which an acos map derives its Gaussians as tables
+ * (12 bytes per entry: 48 MiB here), built after a build or a load; wider
+ * maps recompute them per row (the reference path only). A file's claimed
+ * k and d thus never cost more than this.
+ */
+#define IKMAP_ACOS_TABLE (1 << 22)
 
 /*
  * ikmap_save writes the file atomically (common/atomic_file.h): an
@@ -215,9 +302,10 @@ struct ikmap *ikmap_load(const char *path, char *err);
 int ikmap_to_memory(const struct ikmap *map, unsigned char **bytes, size_t *size, char *err);
 struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name, char *err);
 /*
- * t and psi from the header of the partitioning file at path, reading
- * only its first bytes (magic and version checked, nothing else): 0, or
- * -1 with err set (not a regular file, not a partitioning file).
+ * t and psi (min-max and acos: k and cells) from the header of the
+ * partitioning file at path, version 1 or 2, reading only its first bytes
+ * (magic and version checked, nothing else): 0, or -1 with err set (not a
+ * regular file, not a partitioning file).
  */
 int ikmap_peek(const char *path, int *t, int *psi, char *err);
 void ikmap_free(struct ikmap *map);
@@ -227,20 +315,32 @@ int ikmap_psi(const struct ikmap *map);
 int ikmap_dim(const struct ikmap *map);
 enum ikmap_method ikmap_method(const struct ikmap *map);
 uint64_t ikmap_seed(const struct ikmap *map);
+/* The scale code: 0 none, 1 max-abs (aNNE), 2 min-max to [0, 1] (see Scaling). */
 int ikmap_scaled(const struct ikmap *map);
-/* Scale factors of features 1..d at [1..d], or NULL when unscaled. */
+/*
+ * Scale factors of features 1..d at [1..d] (scale 1: 1 / max |x_j|;
+ * scale 2: 1 / (max_j - min_j), 0 for a zero range), or NULL when unscaled.
+ */
 const double *ikmap_scale_factors(const struct ikmap *map);
+/* Scale 2's minima min_j of features 1..d at [1..d]; NULL for any other scale. */
+const double *ikmap_scale_shift(const struct ikmap *map);
 uint64_t ikmap_checksum(const struct ikmap *map);
-/* "anne" or "iforest"; NULL for anything else. */
+/* "anne", "iforest", "minmax" or "acos"; NULL for anything else. */
 const char *ikmap_method_name(enum ikmap_method method);
 
-/* The aNNE path in use (IKMAP_PATH_DENSE or _SPARSE; _SPARSE for iForest). */
+/*
+ * The aNNE path in use (IKMAP_PATH_DENSE or _SPARSE; _SPARSE for iForest
+ * and min-max). Acos: what ikmap_set_path set (_AUTO by default: chosen
+ * per block of rows); _SPARSE when the map has no table (k * d above
+ * IKMAP_ACOS_TABLE), which the fast path needs.
+ */
 enum ikmap_path ikmap_path(const struct ikmap *map);
 /*
- * Forces an aNNE path (IKMAP_PATH_AUTO: the cost model's choice), for
- * tests and measurements. Not thread-safe with ikmap_map on the same map.
+ * Forces an aNNE or acos path (IKMAP_PATH_AUTO: the cost model's choice),
+ * for tests and measurements. Not thread-safe with ikmap_map on the same map.
  * Returns 0, or -1 when the path is impossible (dense: input too wide or
- * values too large for float) or memory ran out.
+ * values too large for float; acos without a table; iForest and min-max
+ * have no dense path) or memory ran out.
  */
 int ikmap_set_path(struct ikmap *map, enum ikmap_path path, char *err);
 

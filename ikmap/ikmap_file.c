@@ -17,6 +17,23 @@
  *   u64 checksum: 64-bit FNV-1a of every byte before it
  * Doubles are stored as their IEEE-754 bit patterns.
  *
+ * Version 2 (issue 27), written for min-max and acos maps (and whatever
+ * uses scale 2); aNNE and iForest maps with scale 0 or 1 are still
+ * written as version 1, byte for byte. The same 56-byte header:
+ *   magic, u32 version = 2, u32 method (2 min-max, 3 acos), u32 k,
+ *   u32 cells (min-max: a power of two 16..65536; acos: 2), u32 d,
+ *   u32 scale (0 none, 2 min-max to [0, 1]), u64 seed,
+ *   u64 count1 = 0, u64 count2 = 0 (reserved)
+ *   f64 min[d], f64 factor[d]          (features 1..d; only when scale is 2)
+ *   u64 checksum
+ * No per-sample data: the samplers' random numbers come from the seed
+ * (ikmap/counter_rng.h). Loading checks k <= 65536, cells as above,
+ * k * cells <= INT_MAX - 2, d <= IKMAP_MAX_DIM, the scale code, the size
+ * (16 d bytes of factors tied to the file's length before allocating)
+ * and every min finite, every factor finite and >= 0. A version-2 file of
+ * another method or scale is refused (issue 28 will give aNNE scale 2,
+ * its version-1 body after the two arrays).
+ *
  * Loading opens only a regular file (never blocking on a FIFO or device),
  * checks the size implied by the header against the file's real size
  * before allocating anything (every count is tied to the file's length,
@@ -40,6 +57,7 @@
 #include "regular_file.h"
 
 #define VERSION 1
+#define VERSION_2 2
 #define HEADER_BYTES 56
 static const unsigned char magic[8] = { 'I', 'K', 'M', 'A', 'P', '\r', '\n', 0x1a };
 
@@ -117,13 +135,27 @@ static uint64_t sample_nnz(const struct ikmap *map)
 	return (uint64_t)map->sample_start[map->nsamples];
 }
 
+/* Min-max and acos: no partitioning data, only parameters and the transform. */
+static int is_kernel(uint32_t method)
+{
+	return method == IKMAP_MINMAX || method == IKMAP_ACOS;
+}
+
+/* Version 1 for what it can hold (so such files stay byte for byte as before), else 2. */
+static uint32_t file_version(const struct ikmap *map)
+{
+	return is_kernel(map->method) || map->scaled == 2 ? VERSION_2 : VERSION;
+}
+
 /* Bytes of the file of a map (which exists, so nothing overflows). */
 static size_t file_bytes(const struct ikmap *map)
 {
 	uint64_t n = HEADER_BYTES + 8;
 	if (map->scaled)
-		n += 8 * (uint64_t)map->dim;
-	if (map->method == IKMAP_ANNE)
+		n += 8 * (uint64_t)map->dim * (map->scaled == 2 ? 2 : 1);
+	if (is_kernel(map->method))
+		;	/* nothing per sample */
+	else if (map->method == IKMAP_ANNE)
 		n += 4 * (uint64_t)map->nsamples + 12 * sample_nnz(map)
 			+ 4 * (uint64_t)map->t * (uint64_t)map->psi;
 	else
@@ -136,20 +168,25 @@ static void put_stored(const struct ikmap *map, struct writer *w)
 {
 	memcpy(w->p, magic, sizeof magic);	/* first: a chunk has room */
 	w->p += sizeof magic;
-	put_u32(w, VERSION);
+	put_u32(w, file_version(map));
 	put_u32(w, (uint32_t)map->method);
 	put_u32(w, (uint32_t)map->t);
 	put_u32(w, (uint32_t)map->psi);
 	put_u32(w, (uint32_t)map->dim);
 	put_u32(w, (uint32_t)map->scaled);
 	put_u64(w, map->seed);
-	int anne = map->method == IKMAP_ANNE;
+	int anne = map->method == IKMAP_ANNE, kernel = is_kernel(map->method);
 	put_u64(w, anne ? (uint64_t)map->nsamples : 0);
-	put_u64(w, anne ? sample_nnz(map) : total_nodes(map));
+	put_u64(w, anne ? sample_nnz(map) : kernel ? 0 : total_nodes(map));
+	if (map->scaled == 2)
+		for (int j = 1; j <= map->dim; j++)
+			put_f64(w, map->shift[j]);
 	if (map->scaled)
 		for (int j = 1; j <= map->dim; j++)
 			put_f64(w, map->factor[j]);
-	if (anne) {
+	if (kernel) {
+		/* parameters only */
+	} else if (anne) {
 		uint64_t nnz = sample_nnz(map), m = (uint64_t)map->t * (uint64_t)map->psi;
 		for (int s = 0; s < map->nsamples; s++)
 			put_u32(w, (uint32_t)(map->sample_start[s + 1] - map->sample_start[s]));
@@ -280,13 +317,44 @@ static int add_bytes(uint64_t *total, uint64_t count, uint64_t width, uint64_t l
 	return 0;
 }
 
+/* A version-2 header's numbers (ikmap.h's caps for min-max and acos). */
+static int kernel_shape_ok(const struct header *h)
+{
+	if (!is_kernel(h->method) || h->count1 != 0 || h->count2 != 0)
+		return 0;
+	if (h->t < 1 || h->t > 65536 || h->dim < 1 || h->dim > IKMAP_MAX_DIM)
+		return 0;
+	if (h->scaled != 0 && h->scaled != 2)
+		return 0;
+	if (h->method == IKMAP_MINMAX) {
+		if (h->psi < 16 || h->psi > 65536 || (h->psi & (h->psi - 1)) != 0)
+			return 0;
+	} else if (h->psi != 2) {
+		return 0;
+	}
+	return (uint64_t)h->t * h->psi <= INT_MAX - 2;
+}
+
 /* Checks the header's numbers and the size they imply; 0 when it is size. */
 static int check_header(const struct header *h, uint64_t size, const char *path, char *err)
 {
-	if (h->version != VERSION) {
-		ikmap_error(err, "%s: unsupported ikmap file version %u (this library reads %d)",
-			path, h->version, VERSION);
+	if (h->version != VERSION && h->version != VERSION_2) {
+		ikmap_error(err, "%s: unsupported ikmap file version %u (this library reads %d and %d)",
+			path, h->version, VERSION, VERSION_2);
 		return -1;
+	}
+	if (h->version == VERSION_2) {
+		if (!kernel_shape_ok(h)) {
+			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+			return -1;
+		}
+		/* min and factor of d features when scaled, tied to the length before any allocation */
+		uint64_t need = HEADER_BYTES + 8;
+		if ((h->scaled && add_bytes(&need, h->dim, 16, size)) || need != size) {
+			ikmap_error(err, "%s: ikmap file has the wrong size (truncated or damaged)", path);
+			return -1;
+		}
+		return 0;
 	}
 	uint64_t m = (uint64_t)h->t * h->psi;
 	int shape_ok = (h->method == IKMAP_ANNE || h->method == IKMAP_IFOREST)
@@ -315,9 +383,32 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 	return 0;
 }
 
+/* Scale 2's d minima (finite) then d factors (finite, >= 0: 0 is a zero range). */
+static int read_range(struct ikmap *map, struct reader *r)
+{
+	size_t n = (size_t)map->dim + 1;
+	map->shift = malloc(n * sizeof(double));
+	map->factor = malloc(n * sizeof(double));
+	if (!map->shift || !map->factor)
+		return -1;
+	map->shift[0] = 0;
+	map->factor[0] = 0;
+	for (int j = 1; j <= map->dim; j++)
+		if (!isfinite(map->shift[j] = get_f64(r)))
+			return 1;
+	for (int j = 1; j <= map->dim; j++) {
+		map->factor[j] = get_f64(r);
+		if (!(isfinite(map->factor[j]) && map->factor[j] >= 0))
+			return 1;
+	}
+	return 0;
+}
+
 /* A scaled map's d factors (their count is tied to the file's length); none when unscaled. */
 static int read_factors(struct ikmap *map, struct reader *r)
 {
+	if (map->scaled == 2)
+		return read_range(map, r);
 	if (!map->scaled)
 		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
@@ -497,7 +588,8 @@ int ikmap_peek(const char *path, int *t, int *psi, char *err)
 	} else {
 		struct header h;
 		read_header(head, &h);
-		if (h.version != VERSION || h.t < 1 || h.t > INT_MAX || h.psi < 1 || h.psi > INT_MAX) {
+		if ((h.version != VERSION && h.version != VERSION_2) || h.t < 1 || h.t > INT_MAX
+				|| h.psi < 1 || h.psi > INT_MAX) {
 			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
 		} else {
 			*t = (int)h.t;
@@ -521,7 +613,9 @@ static int decode(struct ikmap *map, const unsigned char *buf, const char *path,
 	map->seed = h.seed;
 	struct reader r = { buf + HEADER_BYTES };
 	int status = read_factors(map, &r);
-	if (!status && map->method == IKMAP_ANNE)
+	if (!status && is_kernel(h.method))
+		;	/* parameters only: ikmap_prepare derives the rest */
+	else if (!status && map->method == IKMAP_ANNE)
 		status = read_anne(map, &r, h.count1, h.count2);
 	else if (!status)
 		status = read_forest(map, &r, h.count2);

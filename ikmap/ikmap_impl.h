@@ -24,9 +24,10 @@ struct ikmap {
 	int psi;
 	int dim;
 	uint64_t seed;
-	int scaled;
+	int scaled;		/* the scale code: 0, 1 (max-abs, aNNE) or 2 (min-max to [0, 1]) */
 	double *factor;		/* scaled: [dim+1], feature j is multiplied by factor[j]; else NULL
-				 * (factor 1: see ikmap_factor) */
+				 * (factor 1: see ikmap_factor); scale 2: 1 / range, 0 for none */
+	double *shift;		/* scale 2: [dim+1], min_j, subtracted before the factor; else NULL */
 
 	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
 	int nsamples;
@@ -89,6 +90,32 @@ struct ikmap {
 
 	/* the GPU context, made on first use (anne_device.c); never NULL */
 	struct ikmap_gpu *gpu;
+
+	/*
+	 * derived, scale 2: the features whose absent value 0 transforms to
+	 * a nonzero (min_j < 0 and factor_j > 0), ascending, and that value;
+	 * a transformed row holds them where the row itself has no value.
+	 */
+	int nzero;
+	int *zero_feature;
+	double *zero_value;
+
+	/*
+	 * derived, acos (signproj.c): the Gaussians g(j, i) when t * dim <=
+	 * IKMAP_ACOS_TABLE, else NULL (recomputed per row): acos_gt[(i-1)*t + j]
+	 * in double (feature-major: a row's nonzero adds x_i g(., i) to all t
+	 * sums at once), acos_gf[j*dim + i-1] rounded to float (the GEMM's
+	 * operand) and acos_gnorm[j] = ||g_j|| as computed; acos_stream[j] =
+	 * crng_stream(seed, j) always.
+	 */
+	double *acos_gt;
+	float *acos_gf;
+	double *acos_gnorm;
+	uint64_t *acos_stream;
+	enum ikmap_path acos_path;	/* AUTO, DENSE (float GEMM) or SPARSE (reference) */
+
+	/* derived, min-max: the sampler (ikmap/cws.h), NULL until prepared */
+	struct cws *cws;
 
 	/* derived, iForest: split features renumbered 0..nslots-1 */
 	int nslots;
@@ -315,6 +342,57 @@ int ikmap_gpu_fits(const struct ikmap *map, char *err);
 /* Cells on the GPU, identical to the CPU's; 0, or -1 with err set. */
 int ikmap_anne_gpu_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err);
+
+/*
+ * Min-max and acos rows (kernel_rows.c): either sparse rows or a dense
+ * matrix. A row's TRANSFORMED form is its values of features 1..dim (scale
+ * 2: shifted, scaled, clipped, absent features included where their 0
+ * transforms to a nonzero) without zeros, ascending: what the samplers and
+ * projections see.
+ */
+struct ikmap_rows_in {
+	struct feature_node *const *rows;	/* sparse rows, or NULL */
+	const struct ikmap_dense_in *dense;	/* used when rows is NULL */
+};
+
+/*
+ * Checks count rows for the kernels' rules (ikmap.h): a non-finite value
+ * (sparse: features 1..dim; dense: any column) or, min-max without scale
+ * 2, a negative one (features 1..dim). 0, or -2 with err naming the first
+ * (row-major order, rows counted from 1).
+ */
+int ikmap_kernel_check(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	char *err);
+/* An upper bound on the length of row r's transformed form. */
+size_t ikmap_kernel_row_room(const struct ikmap *map, const struct ikmap_rows_in *in, size_t r);
+/* Row r's transformed form into index/value (room entries); returns its length. */
+int ikmap_kernel_row(const struct ikmap *map, const struct ikmap_rows_in *in, size_t r,
+	int *index, double *value);
+/* Scale 2's value of feature j for x: (x - min_j) * factor_j clipped to [0, 1]. */
+static inline double ikmap_minmax_scaled(const struct ikmap *map, int j, double x)
+{
+	if (map->factor[j] == 0)
+		return 0;	/* a zero range; also keeps inf * 0 out */
+	double v = (x - map->shift[j]) * map->factor[j];
+	return v > 1 ? 1 : v > 0 ? v : 0;
+}
+/* Scale 2's derived zero list (nzero, zero_feature, zero_value); 0, or -1 when out of memory. */
+int ikmap_kernel_prepare_zeros(struct ikmap *map);
+
+/* signproj.c: acos */
+/* g(j, i) for the stream of projection j (crng_stream(seed, j)) and feature i (ikmap.h). */
+double ikmap_acos_gaussian(uint64_t stream, int feature);
+/* The tables and streams; 0, or -1 with err set. */
+int ikmap_acos_prepare(struct ikmap *map, char *err);
+/* Cells of rows that passed ikmap_kernel_check; 0, or -1 when out of memory. */
+int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads);
+
+/* minmax.c: the facade over ikmap/cws.h */
+int ikmap_minmax_prepare(struct ikmap *map, char *err);
+void ikmap_minmax_free(struct ikmap *map);
+int ikmap_minmax_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads);
 
 /* ikmap_file.c */
 /* The checksum of the stored part (no allocation: it is hashed as it is serialised). */

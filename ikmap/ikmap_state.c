@@ -23,7 +23,16 @@ int ikmap_prepare(struct ikmap *map, char *err)
 	if (map->method == IKMAP_ANNE)
 		return ikmap_anne_prepare(map, err);
 	map->path = IKMAP_PATH_SPARSE;
-	return ikmap_forest_prepare(map, err);
+	if (map->method == IKMAP_IFOREST)
+		return ikmap_forest_prepare(map, err);
+	/* min-max and acos: scale 2's zero list, then the method's own derived part */
+	if (ikmap_kernel_prepare_zeros(map)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	if (map->method == IKMAP_MINMAX)
+		return ikmap_minmax_prepare(map, err);
+	return ikmap_acos_prepare(map, err);
 }
 
 void ikmap_free(struct ikmap *map)
@@ -31,6 +40,14 @@ void ikmap_free(struct ikmap *map)
 	if (!map)
 		return;
 	free(map->factor);
+	free(map->shift);
+	free(map->zero_feature);
+	free(map->zero_value);
+	free(map->acos_gt);
+	free(map->acos_gf);
+	free(map->acos_gnorm);
+	free(map->acos_stream);
+	ikmap_minmax_free(map);
 	free(map->sample_start);
 	free(map->sample_index);
 	free(map->sample_value);

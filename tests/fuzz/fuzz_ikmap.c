@@ -1,8 +1,9 @@
 /*
  * fuzz_ikmap.c - libFuzzer target for the .ik partitioning loader
- * (ikmap/ikmap.h: ikmap_load), every map type (aNNE and iForest; the
- * method is a header field, so the seed corpus holds files of both and
- * mutations reach both decoders).
+ * (ikmap/ikmap.h: ikmap_load), every map type (aNNE and iForest in
+ * version-1 files, min-max and acos in version 2; the method and version
+ * are header fields, so the seed corpus holds files of all four and
+ * mutations reach every decoder).
  *
  * Input: the bytes of a .ik file. Before writing it to the scratch
  * directory the target overwrites its last 8 bytes with the right
@@ -11,7 +12,10 @@
  * unit tests. A map that loads is used: a few fixed rows are mapped on
  * the CPU with one thread (deterministic), every cell must be < psi; for
  * aNNE with d <= 65536 both distance paths are forced in turn (dense,
- * sparse) and must give the same cells, as ikmap.h promises; the kernel of two rows must
+ * sparse) and must give the same cells, as ikmap.h promises, and so must
+ * acos's float and reference paths where its map has them; a min-max
+ * map without scale 2 gets the rows' absolute values (it refuses
+ * negatives, -2, which is checked too); the kernel of two rows must
  * be in [0, 1] and K(x, x) = 1; the map is saved and loaded again and
  * must keep its checksum.
  */
@@ -49,6 +53,13 @@ static void use_map(struct ikmap *map)
 	unsigned char *again = malloc(NR_ROWS * row_bytes);
 	if (cells == NULL || again == NULL)
 		fuzz_give_up("malloc");
+	if (ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2) {
+		char why[IKMAP_ERR_SIZE];
+		FUZZ_CHECK(ikmap_map_on(map, rows, NR_ROWS, cells, 1, IKMAP_DEVICE_CPU, why) == -2);
+		for (int r = 1; r < NR_ROWS; r++)
+			for (struct feature_node *f = rows[r]; f->index != -1; f++)
+				f->value = f->value < 0 ? -f->value : f->value;
+	}
 	map_rows(map, rows, cells);
 
 	char err[IKMAP_ERR_SIZE];
@@ -64,6 +75,18 @@ static void use_map(struct ikmap *map)
 		for (int p = 0; p < 2; p++) {
 			if (ikmap_set_path(map, paths[p], err) != 0) {
 				FUZZ_CHECK(paths[p] == IKMAP_PATH_DENSE);
+				continue;
+			}
+			map_rows(map, rows, again);
+			FUZZ_CHECK(memcmp(cells, again, NR_ROWS * row_bytes) == 0);
+		}
+		FUZZ_CHECK(ikmap_set_path(map, IKMAP_PATH_AUTO, err) == 0);
+	}
+	if (ikmap_method(map) == IKMAP_ACOS) {
+		enum ikmap_path paths[2] = { IKMAP_PATH_DENSE, IKMAP_PATH_SPARSE };
+		for (int p = 0; p < 2; p++) {
+			if (ikmap_set_path(map, paths[p], err) != 0) {
+				FUZZ_CHECK(paths[p] == IKMAP_PATH_DENSE);	/* no table: too wide */
 				continue;
 			}
 			map_rows(map, rows, again);

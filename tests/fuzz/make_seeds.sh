@@ -2,7 +2,8 @@
 # make_seeds.sh - writes the raw seed inputs of the fuzz targets into
 # OUT/<target>/ (default build/fuzz/seeds): small pieces of the shared
 # datasets, hand-written edge cases, and model and .ik files made by our
-# own ./train (plain and -k, every solver, both map types) on tiny data.
+# own ./train (plain and -k, every solver, both map types) on tiny data,
+# and version-2 .ik files (min-max, acos) written byte by byte.
 # `make fuzz-seeds` runs it and merges the seeds, minimised, into
 # tests/fuzz/corpus/<target>/ (libFuzzer -merge=1, only inputs that add
 # coverage are kept). Needs ./train (make) and xz; the datasets are read
@@ -95,5 +96,30 @@ for spec in "heart4f heart-test5 -k anne -t 3 -g 4" \
 	{ cat "$work/k$k/model"; printf '\n==ik==\n'; cat "$work/k$k/model.ik";
 	  printf '\n==rows==\n'; cat "$work/$test_set"; } > "$p/pair$k"
 done
+
+# ---- version-2 .ik files (issue 27): min-max and acos, with and without
+# scale 2, assembled here from ikmap_file.c's format comment (train has no
+# -k minmax or -k acos yet); the last 8 bytes stand for the checksum, which
+# the fuzz target recomputes anyway ----
+# le VALUE BYTES: VALUE little-endian (64-bit shell arithmetic; >> keeps the sign, & 255 the byte)
+le() {
+	v=$1 n=$2 out=''
+	while [ "$n" -gt 0 ]; do
+		out="$out$(printf '\\%03o' $((v & 255)))"
+		v=$((v >> 8))
+		n=$((n - 1))
+	done
+	printf "$out"
+}
+# v2 METHOD K CELLS D SCALE SEED: the header; doubles and the checksum follow
+v2() {
+	printf 'IKMAP\r\n\032'
+	le 2 4; le "$1" 4; le "$2" 4; le "$3" 4; le "$4" 4; le "$5" 4; le "$6" 8; le 0 8; le 0 8
+}
+ONE=0x3ff0000000000000 HALF=0x3fe0000000000000 MINUS_ONE=-0x4010000000000000 TWO=0x4000000000000000
+{ v2 3 3 2 4 0 5; le 0 8; } > "$i/acos"
+{ v2 3 2 2 3 2 6; le "$MINUS_ONE" 8; le 0 8; le "$TWO" 8; le "$HALF" 8; le 0 8; le "$ONE" 8; le 0 8; } > "$i/acos-scale2"
+{ v2 2 3 16 4 0 7; le 0 8; } > "$i/minmax"
+{ v2 2 2 64 3 2 8; le 0 8; le "$MINUS_ONE" 8; le "$TWO" 8; le "$ONE" 8; le "$HALF" 8; le 0 8; le 0 8; } > "$i/minmax-scale2"
 
 rm -rf "$work"

@@ -1,0 +1,361 @@
+/*
+ * signproj.c - the acos map: k sign random projections (rules, the
+ * Gaussian transform and the reference dot product in ikmap.h).
+ *
+ * Contract: ikmap_acos_prepare derives the streams and, when t * dim <=
+ * IKMAP_ACOS_TABLE, the tables; ikmap_acos_map writes the reference's
+ * cells for rows that passed ikmap_kernel_check, by one of two paths:
+ *
+ * Reference (always possible): per row, t running sums, one per
+ * projection, each the reference's sum in its order: for every nonzero
+ * x_i of the transformed row, ascending, sum_j += x_i * g(j, i). With the
+ * table, g(., i) is one contiguous line of acos_gt, so the t updates are
+ * a vector loop; without it the Gaussians are recomputed. Either way each
+ * lane performs the reference's double operations in its order, and
+ * -ffp-contract=off (Makefile) keeps the compiler from fusing them, so
+ * the sums are the reference's bit for bit.
+ *
+ * Fast (the table needed): a tile of rows rounded to float, a float GEMM
+ * against acos_gf (ikmap/gemm.h: any float sum of the d products, in any
+ * order, FMA or not), giving s_j. The cell is decided from s_j when |s_j|
+ * exceeds a bound E_j on |s_j - R_j| (R_j the reference sum): then s_j
+ * and R_j have the same sign and R_j is not 0. Otherwise R_j is
+ * recomputed (the reference order, over the row's nonzeros).
+ *
+ * The bound. u = 2^-24, v = 2^-53, gamma_n(w) = n w / (1 - n w) (Higham,
+ * ch. 3). Rounding x_i and g_i to float moves each by at most u times
+ * itself plus, for x_i below float's normal range (or flushed there by a
+ * BLAS running with FTZ/DAZ), 2^-126 (never g_i: |g| > 2^-104, see
+ * below); the GEMM then errs by gamma_d(u) times the sum of |products|
+ * plus 2^-126 per product and per addition that underflows;
+ * the reference by gamma_d(v) times that sum. With sum |x_i g_i| <=
+ * ||x|| ||g_j|| (Cauchy-Schwarz) and the lemma (1 + theta_d)(1 + u)^2 =
+ * 1 + theta_{d+2}:
+ *   |s_j - R_j| <= (gamma_{d+2}(u) + gamma_d(v)) ||x|| ||g_j||
+ *                  + 2^-125 d (||g_j|| + 1)                 (tiny terms)
+ * The norms come from computed sums of squares (relative error below
+ * gamma_{d+2}(v) each, after the square root), so their product is
+ * inflated by 1 + 2 gamma_{d+4}(v), and the whole bound by 2^-20 for its
+ * own rounding; the tiny term is taken as 2^-120 (d + 1)(||g_j|| + 1).
+ * Rows with ||x|| > 2^60 (or a product of norms near float's range) go to
+ * the reference: float would overflow. |u| and |v| are odd multiples of
+ * 2^-52, so 2^-104 <= s <= 1 - 2^-104 and |g|^2 = u^2 (-2 ln s) / s <=
+ * -2 ln s < 145: |g| < 13, and |g| > 2^-104 (u >= 2^-52, -2 ln s / s >
+ * 2^-103), so products stay below 2^64 and sums below 2^95 there.
+ *
+ * Choosing (IKMAP_PATH_AUTO): per tile of rows, the GEMM when the tile's
+ * transformed nonzeros are at least an eighth of its rows x d (a float
+ * GEMM does about 8 times the multiply-adds of the double vector loop per
+ * second; sparser rows are cheaper on the reference path), else the
+ * reference. Both give the same cells, so the choice is speed only.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counter_rng.h"
+#include "detmath.h"
+#include "gemm.h"
+#include "ikmap_impl.h"
+
+/* The Makefile compiles this file with -ffp-contract=off; builds that compile it themselves
+ * (fuzzing, sanitizers) get the same from this pragma under clang (gcc has no such pragma). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/*
+ * Rows per tile: enough that the GEMM's packing of the t x d operand
+ * (once per call) is paid over many rows, few enough that a tile's float
+ * rows and scores (rows x d and rows x t floats) stay near 4 MiB.
+ */
+static int tile_rows(const struct ikmap *map)
+{
+	int64_t wide = map->t > map->dim ? map->t : map->dim;
+	int64_t rows = ((int64_t)1 << 20) / wide;
+	return rows < 8 ? 8 : rows > 256 ? 256 : (int)rows;
+}
+
+double ikmap_acos_gaussian(uint64_t stream, int feature)
+{
+	for (uint64_t a = 0;; a++) {
+		/* 8 attempts per key (16 draws); further keys lie above every feature (< 2^31) */
+		uint64_t key = (uint64_t)feature + (a / 8) * ((uint64_t)1 << 32);
+		unsigned draw = 2 * (unsigned)(a % 8);
+		double u = 2 * crng_unit_open(crng_at(stream, key, draw)) - 1;
+		double v = 2 * crng_unit_open(crng_at(stream, key, draw + 1)) - 1;
+		double s = u * u + v * v;	/* > 0: u is an odd multiple of 2^-52 */
+		if (s < 1)
+			return u * sqrt(-2 * det_log(s) / s);
+	}
+}
+
+int ikmap_acos_prepare(struct ikmap *map, char *err)
+{
+	int t = map->t, d = map->dim;
+	map->acos_stream = malloc((size_t)t * sizeof(uint64_t));
+	if (!map->acos_stream) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	for (int j = 0; j < t; j++)
+		map->acos_stream[j] = crng_stream(map->seed, (uint64_t)j);
+	map->acos_path = IKMAP_PATH_AUTO;
+	if ((int64_t)t * d > IKMAP_ACOS_TABLE)
+		return 0;	/* no table: the reference recomputes */
+	size_t m = (size_t)t * (size_t)d;
+	map->acos_gt = malloc(m * sizeof(double));
+	map->acos_gf = malloc(m * sizeof(float));
+	map->acos_gnorm = malloc((size_t)t * sizeof(double));
+	if (!map->acos_gt || !map->acos_gf || !map->acos_gnorm) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	double *gt = map->acos_gt;
+	float *gf = map->acos_gf;
+	double *gn = map->acos_gnorm;
+	const uint64_t *st = map->acos_stream;
+	/* each projection's d Gaussians are independent of the others': any thread count */
+#pragma omp parallel for schedule(dynamic, 16)
+	for (int j = 0; j < t; j++) {
+		double sq = 0;
+		for (int i = 1; i <= d; i++) {
+			double g = ikmap_acos_gaussian(st[j], i);
+			gt[(size_t)(i - 1) * t + j] = g;
+			gf[(size_t)j * d + i - 1] = (float)g;
+			sq += g * g;
+		}
+		gn[j] = sqrt(sq);
+	}
+	return 0;
+}
+
+/* Per-thread room: one transformed row, t sums, a tile of float rows and scores. */
+struct work {
+	int *index;
+	double *value;
+	size_t room;
+	double *sum;		/* [t] */
+	float *x;		/* [tile][dim] */
+	float *score;		/* [tile][t] */
+	size_t *start;		/* [tile + 1]: the tile's rows in index/value */
+	double *norm;		/* [tile] */
+	double *ea, *eb;	/* [t]: the bound E_j = ea[j] ||x|| + eb[j] (see the top) */
+	int tile;
+};
+
+static void work_free(struct work *w)
+{
+	free(w->index);
+	free(w->value);
+	free(w->sum);
+	free(w->x);
+	free(w->score);
+	free(w->start);
+	free(w->norm);
+	free(w->ea);
+	free(w->eb);
+}
+
+/*
+ * The bound's constants (see the top): E_j = rel * ||x|| * ||g_j|| + tiny
+ * * (||g_j|| + 1).
+ */
+struct bound {
+	double rel, tiny;
+};
+
+static int work_init(struct work *w, const struct ikmap *map, const struct bound *bd)
+{
+	memset(w, 0, sizeof *w);
+	w->tile = tile_rows(map);
+	w->sum = malloc((size_t)map->t * sizeof(double));
+	w->start = malloc(((size_t)w->tile + 1) * sizeof(size_t));
+	w->norm = malloc((size_t)w->tile * sizeof(double));
+	if (map->acos_gf) {
+		w->x = malloc((size_t)w->tile * (size_t)map->dim * sizeof(float));
+		w->score = malloc((size_t)w->tile * (size_t)map->t * sizeof(float));
+		w->ea = malloc((size_t)map->t * sizeof(double));
+		w->eb = malloc((size_t)map->t * sizeof(double));
+		if (w->ea && w->eb)
+			for (int j = 0; j < map->t; j++) {
+				w->ea[j] = bd->rel * map->acos_gnorm[j];
+				w->eb[j] = bd->tiny * (map->acos_gnorm[j] + 1);
+			}
+	}
+	return w->sum && w->start && w->norm
+		&& (!map->acos_gf || (w->x && w->score && w->ea && w->eb)) ? 0 : -1;
+}
+
+/* Makes room for need more transformed values after the first used ones. */
+static int work_reserve(struct work *w, size_t used, size_t need)
+{
+	if (w->index && used + need <= w->room)
+		return 0;
+	size_t room = 2 * (used + need) + 16;	/* never 0: no pointer arithmetic on NULL */
+	int *index = realloc(w->index, room * sizeof(int));
+	if (!index)
+		return -1;
+	w->index = index;
+	double *value = realloc(w->value, room * sizeof(double));
+	if (!value)
+		return -1;
+	w->value = value;
+	w->room = room;
+	return 0;
+}
+
+/* The reference sums of one transformed row (n values) into sum[0..t-1]. */
+static void reference_sums(const struct ikmap *map, const int *index, const double *value, int n,
+	double *sum)
+{
+	int t = map->t;
+	for (int j = 0; j < t; j++)
+		sum[j] = 0;
+	for (int e = 0; e < n; e++) {
+		double x = value[e];
+		if (map->acos_gt) {
+			const double *g = map->acos_gt + (size_t)(index[e] - 1) * t;
+			for (int j = 0; j < t; j++)
+				sum[j] += x * g[j];
+		} else {
+			for (int j = 0; j < t; j++)
+				sum[j] += x * ikmap_acos_gaussian(map->acos_stream[j], index[e]);
+		}
+	}
+}
+
+/* The reference sum of projection j alone (the table exists). */
+static double reference_one(const struct ikmap *map, const int *index, const double *value, int n,
+	int j)
+{
+	double sum = 0;
+	for (int e = 0; e < n; e++)
+		sum += value[e] * map->acos_gt[(size_t)(index[e] - 1) * map->t + j];
+	return sum;
+}
+
+static void put_cells(const struct ikmap *map, void *cells, size_t row, const double *sum)
+{
+	size_t at = row * (size_t)map->t;
+	for (int j = 0; j < map->t; j++)
+		ikmap_put_cell(map, cells, at + (size_t)j, sum[j] >= 0);
+}
+
+static double gamma_n(double n, double unit)
+{
+	return n * unit / (1 - n * unit);
+}
+
+static struct bound make_bound(int dim)
+{
+	double d = dim;
+	struct bound b;
+	b.rel = (gamma_n(d + 2, 0x1p-24) + gamma_n(d, 0x1p-53)) * (1 + 2 * gamma_n(d + 4, 0x1p-53))
+		* (1 + 0x1p-20);
+	b.tiny = 0x1p-120 * (d + 1) * (1 + 0x1p-20);
+	return b;
+}
+
+/* The largest row norm the float path takes (products and sums stay far from FLT_MAX). */
+#define FAST_MAX_NORM 0x1p60
+
+/*
+ * Rows first..first+nrows-1: transformed, then each by the reference or
+ * the tile together by the GEMM. 0, or -1 when out of memory.
+ */
+static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, size_t first,
+	int nrows, void *cells, struct work *w)
+{
+	int t = map->t, d = map->dim;
+	size_t used = 0;
+	for (int r = 0; r < nrows; r++) {
+		if (work_reserve(w, used, ikmap_kernel_row_room(map, in, first + (size_t)r)))
+			return -1;
+		w->start[r] = used;
+		used += (size_t)ikmap_kernel_row(map, in, first + (size_t)r, w->index + used,
+			w->value + used);
+	}
+	w->start[nrows] = used;
+	int gemm = 0;
+	if (map->acos_gf && map->acos_path == IKMAP_PATH_DENSE)
+		gemm = 1;
+	else if (map->acos_gf && map->acos_path == IKMAP_PATH_AUTO)
+		gemm = used * 8 >= (size_t)nrows * (size_t)d;
+	if (!gemm) {
+		for (int r = 0; r < nrows; r++) {
+			reference_sums(map, w->index + w->start[r], w->value + w->start[r],
+				(int)(w->start[r + 1] - w->start[r]), w->sum);
+			put_cells(map, cells, first + (size_t)r, w->sum);
+		}
+		return 0;
+	}
+	memset(w->x, 0, (size_t)nrows * (size_t)d * sizeof(float));
+	for (int r = 0; r < nrows; r++) {
+		float *xr = w->x + (size_t)r * d;
+		double sq = 0;
+		for (size_t e = w->start[r]; e < w->start[r + 1]; e++) {
+			xr[w->index[e] - 1] = (float)w->value[e];
+			sq += w->value[e] * w->value[e];
+		}
+		w->norm[r] = sqrt(sq);
+	}
+	if (ikmap_gemm_nt(nrows, t, d, w->x, d, map->acos_gf, d, w->score, t))
+		return -1;
+	for (int r = 0; r < nrows; r++) {
+		const int *index = w->index + w->start[r];
+		const double *value = w->value + w->start[r];
+		int n = (int)(w->start[r + 1] - w->start[r]);
+		size_t at = (first + (size_t)r) * (size_t)t;
+		if (!(w->norm[r] <= FAST_MAX_NORM)) {
+			reference_sums(map, index, value, n, w->sum);
+			put_cells(map, cells, first + (size_t)r, w->sum);
+			continue;
+		}
+		const float *s = w->score + (size_t)r * t;
+		double nx = w->norm[r];
+		/*
+		 * Two passes: every cell from the sign of s_j (a loop the compiler
+		 * vectorises), then the rare s_j within E_j of 0 by the reference.
+		 * Acos cells are uint16_t (psi = 2).
+		 */
+		uint16_t *out = (uint16_t *)cells + at;
+		int unsure = 0;
+		for (int j = 0; j < t; j++) {
+			double sj = s[j];
+			out[j] = sj >= 0;
+			unsure |= fabs(sj) <= w->ea[j] * nx + w->eb[j];
+		}
+		if (unsure)
+			for (int j = 0; j < t; j++)
+				if (fabs((double)s[j]) <= w->ea[j] * nx + w->eb[j])
+					out[j] = reference_one(map, index, value, n, j) >= 0;
+	}
+	return 0;
+}
+
+int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads)
+{
+	size_t tile = (size_t)tile_rows(map);
+	size_t ntiles = (count + tile - 1) / tile;
+	struct bound bd = make_bound(map->dim);
+	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
+	int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(|:failed)
+	{
+		struct work w;
+		failed = work_init(&w, map, &bd) ? 1 : 0;
+#pragma omp for schedule(dynamic, 1)
+		for (size_t i = 0; i < ntiles; i++) {
+			if (failed)
+				continue;
+			size_t first = i * tile;
+			int nrows = count - first < tile ? (int)(count - first) : (int)tile;
+			if (map_tile(map, in, first, nrows, cells, &w))
+				failed = 1;
+		}
+		work_free(&w);
+	}
+	ikmap_gemm_serial_end(blas);
+	return failed ? -1 : 0;
+}
