@@ -290,6 +290,28 @@ done:
 }
 
 /* -i without -O: lik_train_from on the whole new file. */
+/*
+ * A -k minmax map without -S 2 takes non-negative values only: the first
+ * negative one among rows[0..n-1] (at a feature <= dim) is an error naming
+ * the input's line (row i is line rows_before + i + 1) and feature. The
+ * library would refuse it too, but only knows its row within one call.
+ * 0, or -1 after the message.
+ */
+static int refuse_negative(const struct online_run *r, const struct lik_map *map,
+	struct feature_node *const *rows, size_t n, int64_t rows_before)
+{
+	int dim = INT_MAX;
+	if (map != NULL) {
+		if (lik_map_kernel(map) != LIK_KERNEL_MINMAX || lik_map_scaled(map) == 2)
+			return 0;
+		dim = lik_map_dim(map);
+	} else if (r->ik->kernel != IK_KERNEL_MINMAX || ik_options_scale(r->ik) == 2) {
+		return 0;	/* no map yet: the one -k and -S will build */
+	}
+	return ik_refuse_negative(rows, n, dim, r->input_file, rows_before + 1, "-k minmax needs"
+		" non-negative values (-S 2 min-max scales them to [0, 1])");
+}
+
 static int run_continued(const struct online_cli *o, const struct online_run *r, struct parameter *param)
 {
 	if (r->cross_validation) {
@@ -309,6 +331,9 @@ static int run_continued(const struct online_cli *o, const struct online_run *r,
 		goto done;
 	struct problem prob = d->prob;
 	struct lik_error err;
+	if (lik_model_map(initial) != NULL
+		&& refuse_negative(r, lik_model_map(initial), prob.x, (size_t)prob.l, 0) != 0)
+		goto done;
 	struct lik_model *m = lik_train_from(&prob, param, initial, o->passes, map_device(r),
 		r->threads, &err);
 	if (m == NULL || lik_model_save(r->model_file, m, &err) != 0)
@@ -511,7 +536,8 @@ static int run_protocol(const struct online_cli *o, const struct online_run *r, 
 				fprintf(stderr, "ERROR: no data in training file %s\n", r->input_file);
 			goto done;
 		}
-		if ((m = first_model(&run, param, &b)) == NULL)
+		if (refuse_negative(r, NULL, b.x, (size_t)b.l, 0) != 0
+			|| (m = first_model(&run, param, &b)) == NULL)
 			goto done;
 		if (lik_online_update(m, b.x, b.y, (size_t)b.l, param, o->passes, map_device(r),
 			r->threads, &err) != 0) {
@@ -530,6 +556,9 @@ static int run_protocol(const struct online_cli *o, const struct online_run *r, 
 			goto done;
 		}
 		predicted = grown;
+		if (lik_model_map(m) != NULL && refuse_negative(r, lik_model_map(m), b.x, (size_t)b.l,
+			initial_rows + tested) != 0)
+			goto done;
 		const struct model *lin = lik_model_linear(m);
 		int plain_bias = lik_model_map(m) == NULL && lin->bias >= 0;
 		if (plain_bias)

@@ -369,3 +369,31 @@ def test_exhaustive_search_uses_the_minmax_grid(needs_maps, binaries, data, tmp_
     assert r.returncode == 0, r.stderr
     tried = [int(v) for v in re.findall(r"^psi = (\d+)  Best C = ", r.stdout, re.M)]
     assert tried == [16, 64, 256, 1024, 4096]
+
+
+def test_online_protocol_and_continued_training_name_the_line(needs_maps, binaries, data, tmp_path):
+    """-O reads blocks (the line counts the rows of every earlier block) and -i reads new data:
+    a negative value under a -k minmax map is refused naming its line, no model written."""
+    heart = data("heart", "heart.all").read_text().splitlines()
+    clean = [" ".join([line.split()[0]] + [t.replace(":-", ":") for t in line.split()[1:]])
+             for line in heart]
+    mixed = tmp_path / "mixed"
+    mixed.write_text("\n".join(clean[:150] + heart[150:]) + "\n")
+    line, feature = first_negative(mixed)
+    assert line > 150
+    r = ol.run([binaries[0], "-O", "1", "-b", "50", "-I", "100", "-k", "minmax", "-t", "20", "-g", "16",
+                mixed, tmp_path / "o.model"])
+    assert r.returncode == 1
+    assert f"line {line}: feature {feature} is negative" in r.stderr
+    assert not (tmp_path / "o.model").exists()
+    first = tmp_path / "clean"
+    first.write_text("\n".join(clean) + "\n")
+    r = ol.run([binaries[0], "-q", "-s", "30", "-k", "minmax", "-t", "20", "-g", "16", first,
+                tmp_path / "i.model"])
+    assert r.returncode == 0, r.stderr
+    heart_path = data("heart", "heart.all")
+    line, feature = first_negative(heart_path)
+    r = ol.run([binaries[0], "-i", tmp_path / "i.model", heart_path, tmp_path / "i2.model"])
+    assert r.returncode == 1
+    assert f"line {line}: feature {feature} is negative" in r.stderr
+    assert not (tmp_path / "i2.model").exists()
