@@ -17,7 +17,11 @@
  * (aNNE Voronoi cells or iForest trees, the CLI's -k types); a row maps to
  * t cells, cell k in 0..psi-1 of partitioning k, which the solvers see as
  * the features k*psi + cell + 1 of value 1/sqrt(t), so that
- * K(x, y) = (shared cells) / t = x' . y'. Maps depend only on the rows,
+ * K(x, y) = (shared cells) / t = x' . y'. The min-max kernel (-k minmax,
+ * 0-bit consistent weighted sampling) and the acos kernel (-k acos, sign
+ * random projections) have maps of the same shape (ikmap.h): t is their
+ * number k of samples and psi their cells per sample (minmax 2^b, acos
+ * 2), so everything below serves them alike, with nr_feature = k*cells. Maps depend only on the rows,
  * the parameters and the seed: never on the thread count or the device.
  * A map is read-only once built or loaded: several threads may map with
  * one map at once.
@@ -127,7 +131,12 @@ void lik_set_threads(int threads);
 /* ---- maps ---- */
 struct lik_map;
 
-/* A map of prob's rows (without their bias nodes). NULL on error (psi > rows is LIK_EINVAL). */
+/*
+ * A map of prob's rows (without their bias nodes). NULL on error (psi >
+ * rows is LIK_EINVAL for anne and iforest; for minmax and acos psi is
+ * cells and the rows do not cap it; a negative value under minmax without
+ * scale 2 is LIK_EDATA, naming the row and the feature).
+ */
 struct lik_map *lik_map_build(const struct problem *prob, const struct lik_map_params *params,
 	struct lik_error *err);
 
@@ -211,6 +220,9 @@ int lik_cross_validation(const struct problem *prob, const struct parameter *par
  * find_parameters() with an optional kernel (train -C [-k]). With a kernel
  * whose psi is 0, psi is searched too (the CLI's -C -k without -g) and
  * *best_psi is set; else *best_psi is kernel->psi (0 without a kernel).
+ * The psi searched: 4, 8, ..., 4096 up to the rows for anne and iforest;
+ * 16, 64, 256, 1024, 4096 (2^b, whatever the rows) for minmax; 2 alone
+ * for acos (C only).
  * start_C / start_p < 0: the automatic start, as upstream. Score: CV
  * accuracy in [0, 1], or the CV MSE for -s 11. Progress lines go to the
  * print hook. 0, or -1.
@@ -251,7 +263,11 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  * the caller's solver scores the same walks). -s 11 (C and p) keeps its
  * solver and upstream's walks from C_min, with the early stop, in every
  * stage.
- * With kernel->psi != 0 only that psi is searched (on all rows). The
+ * For minmax, stages 1 and 2 use its grid of 2^b, 16, 64, 256, 1024,
+ * 4096 (never capped by the rows; options->grid_max caps it), and stage 3
+ * does not extend it (the note says so when the best is 4096); for acos
+ * (2 cells only) psi 0 means its one width: C alone is searched, on all
+ * rows. With kernel->psi != 0 only that psi is searched (on all rows). The
  * choice depends only on the rows, the parameters and the seed: never on
  * the threads. Scores as lik_find_parameters (accuracy in [0, 1], MSE for
  * -s 11). The per-C lines go to the print hook only with options->verbose.
