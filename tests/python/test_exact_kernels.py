@@ -258,3 +258,17 @@ def test_sklearn_estimator_checks_minmax_and_acos():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             check_estimator(estimator)
+
+
+@needs_maps
+def test_search_grids_from_python(heart, capsys):
+    """train(..., '-C -k ...'): minmax searches 2^b = 16 .. 4096 whatever the rows, acos C only."""
+    y, X = heart
+    C, p, score, psi = train(y, X, "-C -k minmax -S 2 -t 20 -s 2")
+    tried = [row["psi"] for row in _ik.last_search_table if row["psi"] != 0]
+    assert sorted(set(tried)) == [16, 64, 256, 1024, 4096]
+    assert psi in tried and 0 < score <= 1
+    assert "psi = 4096  Best C = " in capsys.readouterr().out
+    C, p, score, psi = train(y, X, "-C -k acos -t 20 -s 2")
+    assert psi == 2
+    assert [row["psi"] for row in _ik.last_search_table] == [2, 0]
