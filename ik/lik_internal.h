@@ -98,8 +98,8 @@ int lik_fail_negative(struct lik_error *err, size_t row, int feature);
  * The psi grid that -C searches for a kernel: first, first*factor, ...,
  * never past last. anne/iforest: 4, 8, ... up to min(rows, grid_max)
  * (psi is sampled rows); minmax: 16, 64, 256, 1024, 4096 (2^b cells, not
- * capped by the rows; grid_max caps it too); acos: 2 only (C alone is
- * searched). last < first: no psi fits.
+ * capped by the rows; grid_max caps it too, but never below 16); acos: 2
+ * only (C alone is searched). last < first (IK types only): no psi fits.
  */
 struct lik_psi_grid {
 	int first, factor, last;

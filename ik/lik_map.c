@@ -162,6 +162,9 @@ struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max)
 		g.first = LIK_SEARCH_MINMAX_MIN;
 		g.factor = LIK_SEARCH_MINMAX_FACTOR;
 		g.last = grid_max < LIK_SEARCH_MINMAX_MAX ? grid_max : LIK_SEARCH_MINMAX_MAX;
+		/* a grid_max below 16 still leaves its first 2^b: the search needs one row at least */
+		if (g.last < g.first)
+			g.last = g.first;
 	} else {
 		g.first = LIK_SEARCH_PSI_MIN;
 		g.factor = 2;
