@@ -397,3 +397,23 @@ def test_online_protocol_and_continued_training_name_the_line(needs_maps, binari
     assert r.returncode == 1
     assert f"line {line}: feature {feature} is negative" in r.stderr
     assert not (tmp_path / "i2.model").exists()
+
+
+def test_stale_and_swapped_version_2_partitionings_are_refused(needs_maps, binaries, data, tmp_path):
+    """predict's pair checks with k*cells: a model cut before its trailer whose .ik fits it
+    (k * 2 = nr_feature for acos) is refused, and so is another training's .ik."""
+    dna_train, dna_test = data("dna", "dna.train"), data("dna", "dna.test")
+    a, b = tmp_path / "a.model", tmp_path / "b.model"
+    assert ol.run([binaries[0], "-q", "-k", "acos", "-t", "30", dna_train, a]).returncode == 0
+    assert ol.run([binaries[0], "-q", "-k", "minmax", "-t", "30", "-g", "16", dna_train, b]).returncode == 0
+    cut = tmp_path / "cut.model"
+    cut.write_text("".join(a.read_text().splitlines(keepends=True)[:-1]))
+    (tmp_path / "cut.model.ik").write_bytes((tmp_path / "a.model.ik").read_bytes())
+    r = ol.run([binaries[1], dna_test, cut, tmp_path / "out"])
+    assert r.returncode == 1
+    assert "t*psi = 30*2 = nr_feature" in r.stderr
+    (tmp_path / "a.model.ik").write_bytes((tmp_path / "b.model.ik").read_bytes())
+    r = ol.run([binaries[1], dna_test, a, tmp_path / "out"])
+    assert r.returncode == 1
+    assert "is not the one model" in r.stderr
+    assert not (tmp_path / "out").exists()
