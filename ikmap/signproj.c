@@ -72,7 +72,7 @@ static int tile_rows(const struct ikmap *map)
 {
 	int64_t wide = map->t > map->dim ? map->t : map->dim;
 	int64_t rows = ((int64_t)1 << 20) / wide;
-	return rows < 8 ? 8 : rows > 256 ? 256 : (int)rows;
+	return rows < 1 ? 1 : rows > 256 ? 256 : (int)rows;
 }
 
 double ikmap_acos_gaussian(uint64_t stream, int feature)
@@ -139,7 +139,7 @@ struct work {
 	float *score;		/* [tile][t] */
 	size_t *start;		/* [tile + 1]: the tile's rows in index/value */
 	double *norm;		/* [tile] */
-	double *ea, *eb;	/* [t]: the bound E_j = ea[j] ||x|| + eb[j] (see the top) */
+	float *ea, *eb;		/* [t]: the bound, in float: E_j <= ea[j] ||x|| + eb[j] (see the top) */
 	int tile;
 };
 
@@ -164,6 +164,20 @@ struct bound {
 	double rel, tiny;
 };
 
+/*
+ * The least float >= v (v >= 0, below FLT_MAX). The sign pass tests
+ * |s_j| <= fl(fl(ea_j nx) + eb_j) in float, with ea_j >= rel ||g_j|| (1 +
+ * 2^-20) and nx >= ||x|| rounded up, and eb_j >= 2 tiny (||g_j|| + 1) >=
+ * 2^-119: the two float roundings lose at most a factor (1 - 2^-24)^2 and,
+ * should ea_j nx underflow, 2^-149, which the 2^-20 and the doubled tiny
+ * term cover, so the float test flags every s_j the double bound would.
+ */
+static float float_up(double v)
+{
+	float f = (float)v;
+	return (double)f < v ? nextafterf(f, INFINITY) : f;
+}
+
 static int work_init(struct work *w, const struct ikmap *map, const struct bound *bd)
 {
 	memset(w, 0, sizeof *w);
@@ -174,12 +188,12 @@ static int work_init(struct work *w, const struct ikmap *map, const struct bound
 	if (map->acos_gf) {
 		w->x = malloc((size_t)w->tile * (size_t)map->dim * sizeof(float));
 		w->score = malloc((size_t)w->tile * (size_t)map->t * sizeof(float));
-		w->ea = malloc((size_t)map->t * sizeof(double));
-		w->eb = malloc((size_t)map->t * sizeof(double));
+		w->ea = malloc((size_t)map->t * sizeof(float));
+		w->eb = malloc((size_t)map->t * sizeof(float));
 		if (w->ea && w->eb)
 			for (int j = 0; j < map->t; j++) {
-				w->ea[j] = bd->rel * map->acos_gnorm[j];
-				w->eb[j] = bd->tiny * (map->acos_gnorm[j] + 1);
+				w->ea[j] = float_up(bd->rel * map->acos_gnorm[j] * (1 + 0x1p-20));
+				w->eb[j] = float_up(2 * bd->tiny * (map->acos_gnorm[j] + 1));
 			}
 	}
 	return w->sum && w->start && w->norm
@@ -260,11 +274,55 @@ static struct bound make_bound(int dim)
 #define FAST_MAX_NORM 0x1p60
 
 /*
+ * The sign pass of one row's t scores: out[j] = s_j >= 0, and whether any
+ * |s_j| is within the float bound (ea_j nx + eb_j) of 0. Written once and
+ * compiled twice, for the baseline and (chosen at run time) for AVX2:
+ * IEEE float operations give the same bits at any vector width, and
+ * -ffp-contract=off keeps the AVX2 copy from fusing the bound's
+ * multiply-add, so both copies flag the same scores.
+ */
+#define SIGN_PASS_BODY \
+	for (int j = 0; j < t; j++) \
+		out[j] = s[j] >= 0; \
+	int unsure = 0; \
+	for (int j = 0; j < t; j++) \
+		unsure |= fabsf(s[j]) <= ea[j] * nx + eb[j]; \
+	return unsure;
+
+typedef int (*sign_pass_fn)(const float *restrict s, const float *restrict ea,
+	const float *restrict eb, float nx, uint16_t *restrict out, int t);
+
+static int sign_pass_generic(const float *restrict s, const float *restrict ea,
+	const float *restrict eb, float nx, uint16_t *restrict out, int t)
+{
+	SIGN_PASS_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SIGN_PASS_X86 1
+__attribute__((target("avx2"))) static int sign_pass_avx2(const float *restrict s,
+	const float *restrict ea, const float *restrict eb, float nx, uint16_t *restrict out, int t)
+{
+	SIGN_PASS_BODY
+}
+#endif
+
+static sign_pass_fn pick_sign_pass(void)
+{
+#ifdef SIGN_PASS_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && !ikmap_generic_scans)
+		return sign_pass_avx2;
+#endif
+	return sign_pass_generic;
+}
+
+/*
  * Rows first..first+nrows-1: transformed, then each by the reference or
  * the tile together by the GEMM. 0, or -1 when out of memory.
  */
 static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, size_t first,
-	int nrows, void *cells, struct work *w)
+	int nrows, void *cells, sign_pass_fn sign_pass, struct work *w)
 {
 	int t = map->t, d = map->dim;
 	size_t used = 0;
@@ -311,23 +369,19 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 			put_cells(map, cells, first + (size_t)r, w->sum);
 			continue;
 		}
-		const float *s = w->score + (size_t)r * t;
-		double nx = w->norm[r];
+		const float *restrict s = w->score + (size_t)r * t;
+		const float *restrict ea = w->ea, *restrict eb = w->eb;
+		float nx = float_up(w->norm[r]);
 		/*
-		 * Two passes: every cell from the sign of s_j (a loop the compiler
-		 * vectorises), then the rare s_j within E_j of 0 by the reference.
-		 * Acos cells are uint16_t (psi = 2).
+		 * Two passes: every cell from the sign of s_j with the flag of
+		 * any s_j near 0 (sign_pass, vector code), then, only when one
+		 * was flagged, those s_j by the reference (the same float test
+		 * finds them). Acos cells are uint16_t (psi = 2).
 		 */
-		uint16_t *out = (uint16_t *)cells + at;
-		int unsure = 0;
-		for (int j = 0; j < t; j++) {
-			double sj = s[j];
-			out[j] = sj >= 0;
-			unsure |= fabs(sj) <= w->ea[j] * nx + w->eb[j];
-		}
-		if (unsure)
+		uint16_t *restrict out = (uint16_t *)cells + at;
+		if (sign_pass(s, ea, eb, nx, out, t))
 			for (int j = 0; j < t; j++)
-				if (fabs((double)s[j]) <= w->ea[j] * nx + w->eb[j])
+				if (fabsf(s[j]) <= ea[j] * nx + eb[j])
 					out[j] = reference_one(map, index, value, n, j) >= 0;
 	}
 	return 0;
@@ -339,6 +393,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 	size_t tile = (size_t)tile_rows(map);
 	size_t ntiles = (count + tile - 1) / tile;
 	struct bound bd = make_bound(map->dim);
+	sign_pass_fn sign_pass = pick_sign_pass();
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
@@ -351,7 +406,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 				continue;
 			size_t first = i * tile;
 			int nrows = count - first < tile ? (int)(count - first) : (int)tile;
-			if (map_tile(map, in, first, nrows, cells, &w))
+			if (map_tile(map, in, first, nrows, cells, sign_pass, &w))
 				failed = 1;
 		}
 		work_free(&w);

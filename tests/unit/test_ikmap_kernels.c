@@ -240,7 +240,10 @@ static void check_paths(struct rows *x, int k, uint64_t seed, int check_contract
 	for (int p = 0; p < 3; p++) {
 		ck_assert_int_eq(ikmap_set_path(map, paths[p], err), 0);
 		for (int threads = 1; threads <= 3; threads++) {
+			/* 3 threads: the generic sign pass instead of the AVX2 one (where there is one) */
+			ikmap_generic_scans = threads == 3;
 			uint32_t *got = cells_of(map, x->row, (size_t)x->n, threads);
+			ikmap_generic_scans = 0;
 			ck_assert_msg(memcmp(got, ref, (size_t)x->n * k * sizeof(uint32_t)) == 0,
 				"path %d, %d threads", p, threads);
 			free(got);
