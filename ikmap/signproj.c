@@ -44,10 +44,12 @@
  * 2^-103), so products stay below 2^64 and sums below 2^95 there.
  *
  * Choosing (IKMAP_PATH_AUTO): per tile of rows, the GEMM when the tile's
- * transformed nonzeros are at least an eighth of its rows x d (a float
- * GEMM does about 8 times the multiply-adds of the double vector loop per
- * second; sparser rows are cheaper on the reference path), else the
- * reference. Both give the same cells, so the choice is speed only.
+ * transformed nonzeros are at least 1/32 of its rows x d, else the
+ * reference. A float GEMM with FMA does about 16 to 32 times the
+ * multiply-adds per second of the double loop (separate multiply and add,
+ * 4 lanes with AVX2); on a9a (11% dense, d = 123) the GEMM path was 2.7x
+ * faster than the reference. Both give the same cells, so the choice is
+ * speed only.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -218,9 +220,34 @@ static int work_reserve(struct work *w, size_t used, size_t need)
 	return 0;
 }
 
+/*
+ * sum[j] += x g[j] for j < t: each lane one IEEE double product and one
+ * sum (never fused: -ffp-contract=off), so the baseline and the AVX2 copy
+ * (chosen at run time, as the sign pass below) give the same bits.
+ */
+#define AXPY_BODY \
+	for (int j = 0; j < t; j++) \
+		sum[j] += x * g[j];
+
+typedef void (*axpy_fn)(double *restrict sum, double x, const double *restrict g, int t);
+
+static void axpy_generic(double *restrict sum, double x, const double *restrict g, int t)
+{
+	AXPY_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KERNELS_X86 1
+__attribute__((target("avx2"))) static void axpy_avx2(double *restrict sum, double x,
+	const double *restrict g, int t)
+{
+	AXPY_BODY
+}
+#endif
+
 /* The reference sums of one transformed row (n values) into sum[0..t-1]. */
 static void reference_sums(const struct ikmap *map, const int *index, const double *value, int n,
-	double *sum)
+	double *sum, axpy_fn axpy)
 {
 	int t = map->t;
 	for (int j = 0; j < t; j++)
@@ -228,9 +255,7 @@ static void reference_sums(const struct ikmap *map, const int *index, const doub
 	for (int e = 0; e < n; e++) {
 		double x = value[e];
 		if (map->acos_gt) {
-			const double *g = map->acos_gt + (size_t)(index[e] - 1) * t;
-			for (int j = 0; j < t; j++)
-				sum[j] += x * g[j];
+			axpy(sum, x, map->acos_gt + (size_t)(index[e] - 1) * t, t);
 		} else {
 			for (int j = 0; j < t; j++)
 				sum[j] += x * ikmap_acos_gaussian(map->acos_stream[j], index[e]);
@@ -298,8 +323,7 @@ static int sign_pass_generic(const float *restrict s, const float *restrict ea,
 	SIGN_PASS_BODY
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SIGN_PASS_X86 1
+#ifdef KERNELS_X86
 __attribute__((target("avx2"))) static int sign_pass_avx2(const float *restrict s,
 	const float *restrict ea, const float *restrict eb, float nx, uint16_t *restrict out, int t)
 {
@@ -307,14 +331,23 @@ __attribute__((target("avx2"))) static int sign_pass_avx2(const float *restrict 
 }
 #endif
 
-static sign_pass_fn pick_sign_pass(void)
+/* The vector kernels of this CPU (the generic ones for tests: ikmap_generic_scans). */
+struct kernels {
+	sign_pass_fn sign_pass;
+	axpy_fn axpy;
+};
+
+static struct kernels pick_kernels(void)
 {
-#ifdef SIGN_PASS_X86
+	struct kernels k = { sign_pass_generic, axpy_generic };
+#ifdef KERNELS_X86
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2") && !ikmap_generic_scans)
-		return sign_pass_avx2;
+	if (__builtin_cpu_supports("avx2") && !ikmap_generic_scans) {
+		k.sign_pass = sign_pass_avx2;
+		k.axpy = axpy_avx2;
+	}
 #endif
-	return sign_pass_generic;
+	return k;
 }
 
 /*
@@ -322,7 +355,7 @@ static sign_pass_fn pick_sign_pass(void)
  * the tile together by the GEMM. 0, or -1 when out of memory.
  */
 static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, size_t first,
-	int nrows, void *cells, sign_pass_fn sign_pass, struct work *w)
+	int nrows, void *cells, const struct kernels *kern, struct work *w)
 {
 	int t = map->t, d = map->dim;
 	size_t used = 0;
@@ -338,11 +371,11 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 	if (map->acos_gf && map->acos_path == IKMAP_PATH_DENSE)
 		gemm = 1;
 	else if (map->acos_gf && map->acos_path == IKMAP_PATH_AUTO)
-		gemm = used * 8 >= (size_t)nrows * (size_t)d;
+		gemm = used * 32 >= (size_t)nrows * (size_t)d;
 	if (!gemm) {
 		for (int r = 0; r < nrows; r++) {
 			reference_sums(map, w->index + w->start[r], w->value + w->start[r],
-				(int)(w->start[r + 1] - w->start[r]), w->sum);
+				(int)(w->start[r + 1] - w->start[r]), w->sum, kern->axpy);
 			put_cells(map, cells, first + (size_t)r, w->sum);
 		}
 		return 0;
@@ -365,7 +398,7 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 		int n = (int)(w->start[r + 1] - w->start[r]);
 		size_t at = (first + (size_t)r) * (size_t)t;
 		if (!(w->norm[r] <= FAST_MAX_NORM)) {
-			reference_sums(map, index, value, n, w->sum);
+			reference_sums(map, index, value, n, w->sum, kern->axpy);
 			put_cells(map, cells, first + (size_t)r, w->sum);
 			continue;
 		}
@@ -379,7 +412,7 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 		 * finds them). Acos cells are uint16_t (psi = 2).
 		 */
 		uint16_t *restrict out = (uint16_t *)cells + at;
-		if (sign_pass(s, ea, eb, nx, out, t))
+		if (kern->sign_pass(s, ea, eb, nx, out, t))
 			for (int j = 0; j < t; j++)
 				if (fabsf(s[j]) <= ea[j] * nx + eb[j])
 					out[j] = reference_one(map, index, value, n, j) >= 0;
@@ -393,7 +426,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 	size_t tile = (size_t)tile_rows(map);
 	size_t ntiles = (count + tile - 1) / tile;
 	struct bound bd = make_bound(map->dim);
-	sign_pass_fn sign_pass = pick_sign_pass();
+	struct kernels kern = pick_kernels();
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
@@ -406,7 +439,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 				continue;
 			size_t first = i * tile;
 			int nrows = count - first < tile ? (int)(count - first) : (int)tile;
-			if (map_tile(map, in, first, nrows, cells, sign_pass, &w))
+			if (map_tile(map, in, first, nrows, cells, &kern, &w))
 				failed = 1;
 		}
 		work_free(&w);
