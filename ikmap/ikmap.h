@@ -93,8 +93,8 @@
  * projections where two rows agree estimates 1 - angle(x, y)/pi. The map
  * stores (k, seed, d, transform), never the k x d Gaussians: when k * d
  * is at most IKMAP_ACOS_TABLE it derives them as a table after a build
- * or load (an exact copy, double and float), else it recomputes them per
- * row. The fast path (a float GEMM of rows against the float table,
+ * or load (an exact copy, double and float), else it recomputes those of
+ * each batch of rows' features while mapping. The fast path (a float GEMM of rows against the float table,
  * ikmap/gemm.h) recomputes in the reference arithmetic every dot product
  * whose magnitude is below a rigorous bound on its error (signproj.c), so
  * its cells are the reference's, bit for bit; ikmap_set_path picks it
@@ -280,7 +280,7 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
 /*
  * The largest k * d for which an acos map derives its Gaussians as tables
  * (12 bytes per entry: 48 MiB here), built after a build or a load; wider
- * maps recompute them per row (the reference path only). A file's claimed
+ * maps recompute them while mapping (the reference path only). A file's claimed
  * k and d thus never cost more than this.
  */
 #define IKMAP_ACOS_TABLE (1 << 22)

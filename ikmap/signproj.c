@@ -10,7 +10,8 @@
  * projection, each the reference's sum in its order: for every nonzero
  * x_i of the transformed row, ascending, sum_j += x_i * g(j, i). With the
  * table, g(., i) is one contiguous line of acos_gt, so the t updates are
- * a vector loop; without it the Gaussians are recomputed. Either way each
+ * a vector loop; without it the Gaussians of a batch of rows' distinct
+ * features are recomputed into a cache first (cached_tile). Either way each
  * lane performs the reference's double operations in its order, and
  * -ffp-contract=off (Makefile) keeps the compiler from fusing them, so
  * the sums are the reference's bit for bit.
@@ -72,6 +73,8 @@
  */
 static int tile_rows(const struct ikmap *map)
 {
+	if (!map->acos_gf)
+		return 256;	/* no float rows or scores: only the rows' own values (and the cache) */
 	int64_t wide = map->t > map->dim ? map->t : map->dim;
 	int64_t rows = ((int64_t)1 << 20) / wide;
 	return rows < 1 ? 1 : rows > 256 ? 256 : (int)rows;
@@ -143,6 +146,11 @@ struct work {
 	double *norm;		/* [tile] */
 	float *ea, *eb;		/* [t]: the bound, in float: E_j <= ea[j] ||x|| + eb[j] (see the top) */
 	int tile;
+	/* no table: a batch's distinct features (sorted) and their Gaussians, key-major */
+	int *keys;
+	size_t keys_room;
+	double *cache;
+	size_t cache_room;
 };
 
 static void work_free(struct work *w)
@@ -156,6 +164,8 @@ static void work_free(struct work *w)
 	free(w->norm);
 	free(w->ea);
 	free(w->eb);
+	free(w->keys);
+	free(w->cache);
 }
 
 /*
@@ -280,6 +290,7 @@ static void put_cells(const struct ikmap *map, void *cells, size_t row, const do
 		ikmap_put_cell(map, cells, at + (size_t)j, sum[j] >= 0);
 }
 
+
 static double gamma_n(double n, double unit)
 {
 	return n * unit / (1 - n * unit);
@@ -351,6 +362,91 @@ static struct kernels pick_kernels(void)
 }
 
 /*
+ * Without a table, rows that share features would recompute the same
+ * Gaussians: a batch of rows instead computes those of its distinct
+ * features once, at most CACHE_ENTRIES numbers (16 MiB per thread), and
+ * each row then takes them in its own ascending order, the reference's
+ * sums bit for bit (the cache holds the very numbers recomputing gives).
+ */
+#define CACHE_ENTRIES ((size_t)1 << 21)
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int grow(void **p, size_t *room, size_t need, size_t size)
+{
+	if (*p && need <= *room)
+		return 0;
+	void *q = realloc(*p, (need + 16) * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*room = need + 16;
+	return 0;
+}
+
+/* The position of feature f among the n sorted keys (it is there). */
+static size_t key_of(const int *keys, size_t n, int f)
+{
+	size_t a = 0, b = n - 1;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (keys[m] < f)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* The tile's cells on a map without a table; 0, or -1 when out of memory. */
+static int cached_tile(const struct ikmap *map, size_t first, int nrows, void *cells,
+	const struct kernels *kern, struct work *w)
+{
+	size_t t = (size_t)map->t;
+	const size_t *start = w->start;
+	for (int r = 0; r < nrows;) {
+		int q = r + 1;	/* the batch: rows r..q-1, their nonzeros times t within the cache */
+		while (q < nrows && (start[q + 1] - start[r]) * t <= CACHE_ENTRIES)
+			q++;
+		size_t nnz = start[q] - start[r];
+		if (nnz * t > CACHE_ENTRIES) {	/* one long row alone: recomputed as it goes */
+			reference_sums(map, w->index + start[r], w->value + start[r], (int)nnz, w->sum,
+				kern->axpy);
+			put_cells(map, cells, first + (size_t)r, w->sum);
+			r = q;
+			continue;
+		}
+		if (grow((void **)&w->keys, &w->keys_room, nnz, sizeof(int)))
+			return -1;
+		memcpy(w->keys, w->index + start[r], nnz * sizeof(int));
+		qsort(w->keys, nnz, sizeof(int), cmp_int);
+		size_t nk = 0;
+		for (size_t e = 0; e < nnz; e++)
+			if (nk == 0 || w->keys[nk - 1] != w->keys[e])
+				w->keys[nk++] = w->keys[e];
+		if (grow((void **)&w->cache, &w->cache_room, nk * t, sizeof(double)))
+			return -1;
+		for (size_t k = 0; k < nk; k++)
+			for (size_t j = 0; j < t; j++)
+				w->cache[k * t + j] = ikmap_acos_gaussian(map->acos_stream[j], w->keys[k]);
+		for (int i = r; i < q; i++) {
+			for (size_t j = 0; j < t; j++)
+				w->sum[j] = 0;
+			for (size_t e = start[i]; e < start[i + 1]; e++)
+				kern->axpy(w->sum, w->value[e],
+					w->cache + key_of(w->keys, nk, w->index[e]) * t, (int)t);
+			put_cells(map, cells, first + (size_t)i, w->sum);
+		}
+		r = q;
+	}
+	return 0;
+}
+
+/*
  * Rows first..first+nrows-1: transformed, then each by the reference or
  * the tile together by the GEMM. 0, or -1 when out of memory.
  */
@@ -372,6 +468,8 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 		gemm = 1;
 	else if (map->acos_gf && map->acos_path == IKMAP_PATH_AUTO)
 		gemm = used * 32 >= (size_t)nrows * (size_t)d;
+	if (!gemm && !map->acos_gt)
+		return cached_tile(map, first, nrows, cells, kern, w);
 	if (!gemm) {
 		for (int r = 0; r < nrows; r++) {
 			reference_sums(map, w->index + w->start[r], w->value + w->start[r],

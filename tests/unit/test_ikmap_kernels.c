@@ -312,16 +312,30 @@ END_TEST
 
 START_TEST(acos_wide_map_has_no_table_and_ignores_features_above_d)
 {
-	/* k * d above IKMAP_ACOS_TABLE: the reference recomputes (no k x d table) */
-	struct rows x = rows_random(4, 5000, 0.01, -1, 1, 31);
+	/*
+	 * k * d above IKMAP_ACOS_TABLE: no k x d table; batches of rows share
+	 * their features' Gaussians (about 100 nonzeros a row: 40 rows make
+	 * two batches of 2^21 numbers), and row 5, of 2500 nonzeros, is too
+	 * long for a batch and recomputes them.
+	 */
+	struct rows x = rows_random(40, 5000, 0.02, -1, 1, 31);
+	for (int j = 1; j <= 2500; j++) {
+		x.row[5][j - 1].index = 2 * j;
+		x.row[5][j - 1].value = (j % 7) - 3.5;
+	}
+	x.row[5][2500].index = -1;
 	struct ikmap *map = build(&x, params(IKMAP_ACOS, 1000, 2, 0, 32));
 	char err[IKMAP_ERR_SIZE];
 	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_SPARSE);
 	ck_assert_int_eq(ikmap_set_path(map, IKMAP_PATH_DENSE, err), -1);
 	uint32_t *c = cells_of(map, x.row, (size_t)x.n, 2);
 	for (int i = 0; i < x.n; i++)
-		for (int j = 0; j < 1000; j += 97)
-			ck_assert(c[(size_t)i * 1000 + j] == (uint32_t)contract_cell(32, j, x.row[i], 5000));
+		for (int j = i % 5; j < 1000; j += 97)
+			ck_assert_msg(c[(size_t)i * 1000 + j] == (uint32_t)contract_cell(32, j, x.row[i],
+				5000), "row %d projection %d", i, j);
+	uint32_t *c1 = cells_of(map, x.row, (size_t)x.n, 1);
+	ck_assert(memcmp(c, c1, (size_t)x.n * 1000 * sizeof(uint32_t)) == 0);
+	free(c1);
 	/* a feature above d changes nothing */
 	struct feature_node a[] = { { 3, 0.5 }, { 4999, -1 }, { -1, 0 } };
 	struct feature_node b[] = { { 3, 0.5 }, { 4999, -1 }, { 6000, 7 }, { -1, 0 } };
