@@ -459,6 +459,65 @@ START_TEST(scale2_counts_implicit_zeros_and_clips)
 }
 END_TEST
 
+/*
+ * Scale 2 end to end: rows with negative values (so the zeros of some
+ * features shift to nonzeros), the transform done here from the stored
+ * minima and factors as ikmap.h words it, then the contract's cells; the
+ * sparse and dense inputs and both paths agree.
+ */
+START_TEST(acos_scale2_cells_follow_the_transform)
+{
+	int d = 40, k = 300;
+	struct rows x = rows_random(50, d, 0.4, -2, 3, 91);
+	struct ikmap *map = build(&x, params(IKMAP_ACOS, k, 2, 2, 92));
+	const double *mn = ikmap_scale_shift(map), *f = ikmap_scale_factors(map);
+	/* test rows: the build rows, some values beyond the build range */
+	struct rows y = rows_random(20, d + 5, 0.5, -4, 6, 93);
+	uint32_t *c = cells_of(map, y.row, (size_t)y.n, 2);
+	struct feature_node *tr = malloc(((size_t)d + 1) * sizeof *tr);
+	ck_assert_ptr_nonnull(tr);
+	int shifted = 0;
+	for (int i = 0; i < y.n; i++) {
+		int n = 0;
+		for (int j = 1; j <= d; j++) {
+			double v = y.dense[(size_t)i * (d + 5) + j - 1];
+			double z = f[j] == 0 ? 0 : (v - mn[j]) * f[j];
+			z = z > 1 ? 1 : z < 0 ? 0 : z;
+			if (z != 0) {
+				tr[n].index = j;
+				tr[n++].value = z;
+			}
+			shifted += v == 0 && z != 0;
+		}
+		tr[n].index = -1;
+		for (int j = 0; j < k; j += 7)
+			ck_assert_msg(c[(size_t)i * k + j] == (uint32_t)contract_cell(92, j, tr, d),
+				"row %d projection %d", i, j);
+	}
+	ck_assert_int_gt(shifted, 0);	/* the shift really made absent features nonzero */
+	char err[IKMAP_ERR_SIZE];
+	void *dense = malloc((size_t)y.n * k * ikmap_cell_size(map));
+	ck_assert_ptr_nonnull(dense);
+	enum ikmap_path paths[2] = { IKMAP_PATH_DENSE, IKMAP_PATH_SPARSE };
+	for (int p = 0; p < 2; p++) {
+		ck_assert_int_eq(ikmap_set_path(map, paths[p], err), 0);
+		uint32_t *again = cells_of(map, y.row, (size_t)y.n, 3);
+		ck_assert(memcmp(again, c, (size_t)y.n * k * sizeof(uint32_t)) == 0);
+		free(again);
+		ck_assert_int_eq(ikmap_map_dense_on(map, y.dense, (size_t)y.n, d + 5, (size_t)d + 5,
+			dense, 1, IKMAP_DEVICE_CPU, err), 0);
+		for (size_t e = 0; e < (size_t)y.n * k; e++)
+			ck_assert(ikmap_cell_at(map, dense, e) == c[e]);
+	}
+	free(dense);
+	free(tr);
+	free(c);
+	ikmap_free(map);
+	rows_free(&x);
+	rows_free(&y);
+}
+END_TEST
+
 /* ---- files ---- */
 
 static void put_le(unsigned char *p, uint64_t v, int bytes)
@@ -848,6 +907,7 @@ static Suite *kernels_suite(void)
 	tcase_add_test(tc, kernel_parameters_and_caps);
 	tcase_add_test(tc, minmax_refuses_negative_build_values_naming_row_and_feature);
 	tcase_add_test(tc, scale2_counts_implicit_zeros_and_clips);
+	tcase_add_test(tc, acos_scale2_cells_follow_the_transform);
 	tcase_add_test(tc, acos_file_round_trips_as_version_2);
 	tcase_add_test(tc, damaged_and_crafted_version_2_files_are_refused);
 	tcase_add_test(tc, a_huge_unscaled_d_claim_loads_without_a_k_by_d_table);
