@@ -119,17 +119,29 @@ int ikmap_acos_prepare(struct ikmap *map, char *err)
 	float *gf = map->acos_gf;
 	double *gn = map->acos_gnorm;
 	const uint64_t *st = map->acos_stream;
-	/* each projection's d Gaussians are independent of the others': any thread count */
-#pragma omp parallel for schedule(dynamic, 16)
-	for (int j = 0; j < t; j++) {
-		double sq = 0;
-		for (int i = 1; i <= d; i++) {
-			double g = ikmap_acos_gaussian(st[j], i);
-			gt[(size_t)(i - 1) * t + j] = g;
-			gf[(size_t)j * d + i - 1] = (float)g;
-			sq += g * g;
+	/*
+	 * Blocks of 64 projections by 64 features, so the feature-major
+	 * writes of acos_gt fill whole cache lines before they leave; each
+	 * Gaussian depends on its (j, i) alone, so any thread count and
+	 * order give the same tables, and each norm still sums its squares
+	 * in ascending i.
+	 */
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int jb = 0; jb < t; jb += 64) {
+		int je = t - jb < 64 ? t : jb + 64;
+		double sq[64] = { 0 };
+		for (int ib = 1; ib <= d; ib += 64) {
+			int ie = d - ib < 64 ? d : ib + 63;
+			for (int j = jb; j < je; j++)
+				for (int i = ib; i <= ie; i++) {
+					double g = ikmap_acos_gaussian(st[j], i);
+					gt[(size_t)(i - 1) * t + j] = g;
+					gf[(size_t)j * d + i - 1] = (float)g;
+					sq[j - jb] += g * g;
+				}
 		}
-		gn[j] = sqrt(sq);
+		for (int j = jb; j < je; j++)
+			gn[j] = sqrt(sq[j - jb]);
 	}
 	return 0;
 }
