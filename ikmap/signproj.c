@@ -494,11 +494,14 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 	for (int r = 0; r < nrows; r++) {
 		float *xr = w->x + (size_t)r * d;
 		double sq = 0;
-		for (size_t e = w->start[r]; e < w->start[r + 1]; e++) {
-			xr[w->index[e] - 1] = (float)w->value[e];
+		for (size_t e = w->start[r]; e < w->start[r + 1]; e++)
 			sq += w->value[e] * w->value[e];
-		}
 		w->norm[r] = sqrt(sq);
+		/* a row beyond float's comfort stays 0 here (no out-of-range conversion) and
+		 * goes to the reference below */
+		if (w->norm[r] <= FAST_MAX_NORM)
+			for (size_t e = w->start[r]; e < w->start[r + 1]; e++)
+				xr[w->index[e] - 1] = (float)w->value[e];
 	}
 	if (ikmap_gemm_nt(nrows, t, d, w->x, d, map->acos_gf, d, w->score, t))
 		return -1;

@@ -271,7 +271,7 @@ END_TEST
 START_TEST(acos_fast_path_equals_the_reference_sparse_and_odd_rows)
 {
 	struct rows x = rows_random(60, 300, 0.03, -5, 5, 21);
-	/* row 0 empty, row 1 tiny values (float subnormal or zero), row 2 huge, row 3 mixed */
+	/* row 0 empty, row 1 tiny values (float subnormal or zero), row 2 large, row 3 mixed */
 	x.row[0][0].index = -1;
 	memset(x.dense, 0, 300 * sizeof(double));
 	double scale[3] = { 1e-42, 1e35, 1 };
@@ -297,6 +297,16 @@ START_TEST(acos_fast_path_equals_the_reference_sparse_and_odd_rows)
 	memset(x.dense + 4 * 300, 0, 300 * sizeof(double));
 	x.dense[4 * 300] = g2;
 	x.dense[4 * 300 + 1] = -g1;
+	/* row 5: a value far beyond float's range (the reference takes the row) */
+	struct feature_node *r5 = x.row[5];
+	r5[0].index = 1;
+	r5[0].value = 1e200;
+	r5[1].index = 7;
+	r5[1].value = -3;
+	r5[2].index = -1;
+	memset(x.dense + 5 * 300, 0, 300 * sizeof(double));
+	x.dense[5 * 300] = 1e200;
+	x.dense[5 * 300 + 6] = -3;
 	check_paths(&x, 64, 22, 1);
 
 	/* empty row: cell 1 everywhere */
