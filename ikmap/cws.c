@@ -48,6 +48,8 @@
 #define CWS_GROUP (4 * CWS_LANES)	/* doubles per group: q, beta, r, K */
 #define CWS_CHUNK 16		/* features per lazily built cache block */
 #define CWS_BLOCK 256		/* samples per pass over a row (multiple of CWS_LANES) */
+/* samples per pass over all rows in cws_rows_cells: 4 KiB of cache a feature */
+#define CWS_BATCH_BLOCK 128
 
 struct cws {
 	uint64_t seed;
@@ -319,6 +321,50 @@ int cws_use_kernel(const char *name)
 }
 
 /*
+ * Samples j0 .. j0+nb-1 (nb <= CWS_BLOCK) of one row by the fast path:
+ * best/arg of those samples, from index 0. logs: the row's det_log of
+ * each value, or NULL to compute them here.
+ */
+static void row_block(const struct cws *c, kernel_fn kernel, const int *index,
+	const double *value, const double *logs, int nnz, int j0, int nb, double *best,
+	double *arg)
+{
+	int groups = (nb + CWS_LANES - 1) / CWS_LANES;
+	for (int s = 0; s < groups * CWS_LANES; s++) {
+		best[s] = INFINITY;
+		arg[s] = 0;
+	}
+	for (int p = 0; p < nnz; p++) {
+		int i = index[p];
+		double L = logs ? logs[p] : det_log(value[p]);
+		const double *t = feature_cache(c, i);
+		if (t) {
+			kernel(t + (size_t)(j0 / CWS_LANES) * CWS_GROUP, groups, L, (double)i, best,
+				arg);
+			continue;
+		}
+		/* Not cached: the same values computed here, the same compare. */
+		for (int s = 0; s < nb; s++) {
+			double q, beta, r, K, tt;
+			draw_values(c->stream[j0 + s], i, &q, &beta, &r, &K);
+			double a = row_value(L, q, beta, r, K, &tt);
+			if (a < best[s]) {
+				best[s] = a;
+				arg[s] = (double)i;
+			}
+		}
+	}
+}
+
+/* Cells j0 .. j0+nb-1 from the argmins (arg is 0 only for the empty row, whose cells are 0). */
+static void write_cells(const struct cws *c, const double *arg, int nnz, int nb, uint32_t *out)
+{
+	uint32_t mask = (uint32_t)c->cells - 1;
+	for (int s = 0; s < nb; s++)
+		out[s] = nnz > 0 ? ((uint32_t)arg[s] - 1) & mask : 0;
+}
+
+/*
  * The fast path: the cells of a row and, where the pointers are not
  * NULL, each sample's i* and smallest A (cws_row_detail).
  */
@@ -326,45 +372,46 @@ static void fast_row(const struct cws *c, const int *index, const double *value,
 	uint32_t *out, int *istar, double *amin)
 {
 	kernel_fn kernel = pick_kernel()->fn;
-	uint32_t mask = (uint32_t)c->cells - 1;
 	double best[CWS_BLOCK], arg[CWS_BLOCK];
 	for (int j0 = 0; j0 < c->k; j0 += CWS_BLOCK) {
 		int nb = c->k - j0 < CWS_BLOCK ? c->k - j0 : CWS_BLOCK;
-		int groups = (nb + CWS_LANES - 1) / CWS_LANES;
-		for (int s = 0; s < groups * CWS_LANES; s++) {
-			best[s] = INFINITY;
-			arg[s] = 0;
-		}
-		for (int p = 0; p < nnz; p++) {
-			int i = index[p];
-			double L = det_log(value[p]);
-			const double *t = feature_cache(c, i);
-			if (t) {
-				kernel(t + (size_t)(j0 / CWS_LANES) * CWS_GROUP, groups, L, (double)i,
-					best, arg);
-				continue;
-			}
-			/* Not cached: the same values computed here, the same compare. */
-			for (int s = 0; s < nb; s++) {
-				double q, beta, r, K, tt;
-				draw_values(c->stream[j0 + s], i, &q, &beta, &r, &K);
-				double a = row_value(L, q, beta, r, K, &tt);
-				if (a < best[s]) {
-					best[s] = a;
-					arg[s] = (double)i;
-				}
-			}
-		}
+		row_block(c, kernel, index, value, NULL, nnz, j0, nb, best, arg);
+		if (out)
+			write_cells(c, arg, nnz, nb, out + j0);
 		for (int s = 0; s < nb; s++) {
-			/* arg is 0 only for the empty row, whose cells are 0 */
-			if (out)
-				out[j0 + s] = nnz > 0 ? ((uint32_t)arg[s] - 1) & mask : 0;
 			if (istar)
 				istar[j0 + s] = (int)arg[s];
 			if (amin)
 				amin[j0 + s] = best[s];
 		}
 	}
+}
+
+int cws_rows_cells(const struct cws *c, size_t count, const size_t *start, const int *index,
+	const double *value, uint32_t *out)
+{
+	if (count == 0)
+		return 0;
+	size_t first = start[0], total = start[count] - first;
+	double *logs = malloc((total ? total : 1) * sizeof *logs);
+	if (!logs)
+		return -1;
+	for (size_t p = 0; p < total; p++)
+		logs[p] = det_log(value[first + p]);
+	kernel_fn kernel = pick_kernel()->fn;
+	double best[CWS_BLOCK], arg[CWS_BLOCK];
+	/* A block of samples over every row, then the next: each block of the cache stays hot. */
+	for (int j0 = 0; j0 < c->k; j0 += CWS_BATCH_BLOCK) {
+		int nb = c->k - j0 < CWS_BATCH_BLOCK ? c->k - j0 : CWS_BATCH_BLOCK;
+		for (size_t r = 0; r < count; r++) {
+			int nnz = (int)(start[r + 1] - start[r]);
+			row_block(c, kernel, index + start[r], value + start[r],
+				logs + (start[r] - first), nnz, j0, nb, best, arg);
+			write_cells(c, arg, nnz, nb, out + r * (size_t)c->k + j0);
+		}
+	}
+	free(logs);
+	return 0;
 }
 
 void cws_row_cells(const struct cws *c, const int *index, const double *value, int nnz,

@@ -79,6 +79,15 @@
  * non-finite values; this function does not check). nnz == 0, the empty
  * row, gives cell 0 in every sample. Uses the widest vector kernel the
  * CPU runs (AVX-512, AVX2, or generic C), chosen at run time.
+ * cws_rows_cells(c, count, start, index, value, out): count rows at once,
+ * row r being the pairs index/value[start[r] .. start[r+1] - 1] (each as
+ * for cws_row_cells; start has count + 1 entries), its k cells at
+ * out[r * k ..]. The same cells as cws_row_cells row by row; faster when
+ * the cache outgrows the CPU's caches (large k x d), because it runs a
+ * block of 128 samples over every row before the next block, so each
+ * part of the cache is read from memory once a call, not once a row.
+ * Returns 0, or -1 when its scratch (8 bytes a nonzero) cannot be
+ * allocated (out is then unspecified).
  * cws_row_cells_reference: the same cells through the formulas above
  * computed from scratch per (sample, feature), no cache and no vectors:
  * the definition the fast path is tested against.
@@ -119,6 +128,8 @@ void cws_free(struct cws *c);
 
 void cws_row_cells(const struct cws *c, const int *index, const double *value, int nnz,
 	uint32_t *out);
+int cws_rows_cells(const struct cws *c, size_t count, const size_t *start, const int *index,
+	const double *value, uint32_t *out);
 void cws_row_cells_reference(const struct cws *c, const int *index, const double *value,
 	int nnz, uint32_t *out);
 void cws_full_sample(const struct cws *c, int j, const int *index, const double *value,

@@ -65,12 +65,14 @@
  *
  * Min-max (IKMAP_MINMAX). t = k samples, psi = cells per sample, a
  * power of two 16..65536 (2^b; anything else is an error). Sample j of a
- * row is 0-bit consistent weighted sampling of its positive values: the
- * sampler of ikmap/cws.h (its contract states the reference arithmetic
- * and the generator, keyed by (seed, sample, feature)) picks a feature
- * i* of the row and the cell is (i* - 1) mod psi; the share of samples
- * whose full samples agree estimates the min-max kernel sum_j min(x_j,
- * y_j) / sum_j max(x_j, y_j). Values must be non-negative (zeros are
+ * row is 0-bit consistent weighted sampling of its positive values, by
+ * the sampler of ikmap/cws.h, whose contract rules the sample, its cell
+ * (0-bit: from the sampled feature i*, (i* - 1) mod psi in the issue's
+ * reference), the reference arithmetic and the generator (keyed by seed,
+ * sample and feature); this facade hands it each row's transformed form
+ * (below). The share of samples whose full samples agree estimates the
+ * min-max kernel sum_j min(x_j, y_j) / sum_j max(x_j, y_j); cells agree
+ * at least as often. Values must be non-negative (zeros are
  * absent features): a negative value is an error at build and map time
  * (ikmap_map* return -2, err names the row, counted from 1 within the
  * call, and the feature), unless scale = 2 maps the data into [0, 1].
@@ -91,8 +93,8 @@
  * projections where two rows agree estimates 1 - angle(x, y)/pi. The map
  * stores (k, seed, d, transform), never the k x d Gaussians: when k * d
  * is at most IKMAP_ACOS_TABLE it derives them as a table after a build
- * or load (an exact copy, double and float), else it recomputes them per
- * row. The fast path (a float GEMM of rows against the float table,
+ * or load (an exact copy, double and float), else it recomputes those of
+ * each batch of rows' features while mapping. The fast path (a float GEMM of rows against the float table,
  * ikmap/gemm.h) recomputes in the reference arithmetic every dot product
  * whose magnitude is below a rigorous bound on its error (signproj.c), so
  * its cells are the reference's, bit for bit; ikmap_set_path picks it
@@ -278,7 +280,7 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
 /*
  * The largest k * d for which an acos map derives its Gaussians as tables
  * (12 bytes per entry: 48 MiB here), built after a build or a load; wider
- * maps recompute them per row (the reference path only). A file's claimed
+ * maps recompute them while mapping (the reference path only). A file's claimed
  * k and d thus never cost more than this.
  */
 #define IKMAP_ACOS_TABLE (1 << 22)

@@ -144,8 +144,9 @@ int ikmap_threads(int requested);
 
 /*
  * For tests: nonzero makes the mapping scans (anne_dense.c's window,
- * anne_prune.c's lowest bound and gather) use their generic kernels even
- * where the CPU has AVX-512, so both can be compared on one machine. Not
+ * anne_prune.c's lowest bound and gather, signproj.c's sign pass) use
+ * their generic kernels even where the CPU has AVX-512 (AVX2 for the sign
+ * pass), so both can be compared on one machine. Not
  * thread-safe with mapping; cells never depend on it.
  */
 extern int ikmap_generic_scans;

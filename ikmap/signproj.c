@@ -10,7 +10,8 @@
  * projection, each the reference's sum in its order: for every nonzero
  * x_i of the transformed row, ascending, sum_j += x_i * g(j, i). With the
  * table, g(., i) is one contiguous line of acos_gt, so the t updates are
- * a vector loop; without it the Gaussians are recomputed. Either way each
+ * a vector loop; without it the Gaussians of a batch of rows' distinct
+ * features are recomputed into a cache first (cached_tile). Either way each
  * lane performs the reference's double operations in its order, and
  * -ffp-contract=off (Makefile) keeps the compiler from fusing them, so
  * the sums are the reference's bit for bit.
@@ -44,10 +45,12 @@
  * 2^-103), so products stay below 2^64 and sums below 2^95 there.
  *
  * Choosing (IKMAP_PATH_AUTO): per tile of rows, the GEMM when the tile's
- * transformed nonzeros are at least an eighth of its rows x d (a float
- * GEMM does about 8 times the multiply-adds of the double vector loop per
- * second; sparser rows are cheaper on the reference path), else the
- * reference. Both give the same cells, so the choice is speed only.
+ * transformed nonzeros are at least 1/32 of its rows x d, else the
+ * reference. A float GEMM with FMA does about 16 to 32 times the
+ * multiply-adds per second of the double loop (separate multiply and add,
+ * 4 lanes with AVX2); on a9a (11% dense, d = 123) the GEMM path was 2.7x
+ * faster than the reference. Both give the same cells, so the choice is
+ * speed only.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,9 +73,11 @@
  */
 static int tile_rows(const struct ikmap *map)
 {
+	if (!map->acos_gf)
+		return 256;	/* no float rows or scores: only the rows' own values (and the cache) */
 	int64_t wide = map->t > map->dim ? map->t : map->dim;
 	int64_t rows = ((int64_t)1 << 20) / wide;
-	return rows < 8 ? 8 : rows > 256 ? 256 : (int)rows;
+	return rows < 1 ? 1 : rows > 256 ? 256 : (int)rows;
 }
 
 double ikmap_acos_gaussian(uint64_t stream, int feature)
@@ -114,17 +119,29 @@ int ikmap_acos_prepare(struct ikmap *map, char *err)
 	float *gf = map->acos_gf;
 	double *gn = map->acos_gnorm;
 	const uint64_t *st = map->acos_stream;
-	/* each projection's d Gaussians are independent of the others': any thread count */
-#pragma omp parallel for schedule(dynamic, 16)
-	for (int j = 0; j < t; j++) {
-		double sq = 0;
-		for (int i = 1; i <= d; i++) {
-			double g = ikmap_acos_gaussian(st[j], i);
-			gt[(size_t)(i - 1) * t + j] = g;
-			gf[(size_t)j * d + i - 1] = (float)g;
-			sq += g * g;
+	/*
+	 * Blocks of 64 projections by 64 features, so the feature-major
+	 * writes of acos_gt fill whole cache lines before they leave; each
+	 * Gaussian depends on its (j, i) alone, so any thread count and
+	 * order give the same tables, and each norm still sums its squares
+	 * in ascending i.
+	 */
+#pragma omp parallel for schedule(dynamic, 1)
+	for (int jb = 0; jb < t; jb += 64) {
+		int je = t - jb < 64 ? t : jb + 64;
+		double sq[64] = { 0 };
+		for (int ib = 1; ib <= d; ib += 64) {
+			int ie = d - ib < 64 ? d : ib + 63;
+			for (int j = jb; j < je; j++)
+				for (int i = ib; i <= ie; i++) {
+					double g = ikmap_acos_gaussian(st[j], i);
+					gt[(size_t)(i - 1) * t + j] = g;
+					gf[(size_t)j * d + i - 1] = (float)g;
+					sq[j - jb] += g * g;
+				}
 		}
-		gn[j] = sqrt(sq);
+		for (int j = jb; j < je; j++)
+			gn[j] = sqrt(sq[j - jb]);
 	}
 	return 0;
 }
@@ -139,8 +156,13 @@ struct work {
 	float *score;		/* [tile][t] */
 	size_t *start;		/* [tile + 1]: the tile's rows in index/value */
 	double *norm;		/* [tile] */
-	double *ea, *eb;	/* [t]: the bound E_j = ea[j] ||x|| + eb[j] (see the top) */
+	float *ea, *eb;		/* [t]: the bound, in float: E_j <= ea[j] ||x|| + eb[j] (see the top) */
 	int tile;
+	/* no table: a batch's distinct features (sorted) and their Gaussians, key-major */
+	int *keys;
+	size_t keys_room;
+	double *cache;
+	size_t cache_room;
 };
 
 static void work_free(struct work *w)
@@ -154,6 +176,8 @@ static void work_free(struct work *w)
 	free(w->norm);
 	free(w->ea);
 	free(w->eb);
+	free(w->keys);
+	free(w->cache);
 }
 
 /*
@@ -163,6 +187,20 @@ static void work_free(struct work *w)
 struct bound {
 	double rel, tiny;
 };
+
+/*
+ * The least float >= v (v >= 0, below FLT_MAX). The sign pass tests
+ * |s_j| <= fl(fl(ea_j nx) + eb_j) in float, with ea_j >= rel ||g_j|| (1 +
+ * 2^-20) and nx >= ||x|| rounded up, and eb_j >= 2 tiny (||g_j|| + 1) >=
+ * 2^-119: the two float roundings lose at most a factor (1 - 2^-24)^2 and,
+ * should ea_j nx underflow, 2^-149, which the 2^-20 and the doubled tiny
+ * term cover, so the float test flags every s_j the double bound would.
+ */
+static float float_up(double v)
+{
+	float f = (float)v;
+	return (double)f < v ? nextafterf(f, INFINITY) : f;
+}
 
 static int work_init(struct work *w, const struct ikmap *map, const struct bound *bd)
 {
@@ -174,12 +212,12 @@ static int work_init(struct work *w, const struct ikmap *map, const struct bound
 	if (map->acos_gf) {
 		w->x = malloc((size_t)w->tile * (size_t)map->dim * sizeof(float));
 		w->score = malloc((size_t)w->tile * (size_t)map->t * sizeof(float));
-		w->ea = malloc((size_t)map->t * sizeof(double));
-		w->eb = malloc((size_t)map->t * sizeof(double));
+		w->ea = malloc((size_t)map->t * sizeof(float));
+		w->eb = malloc((size_t)map->t * sizeof(float));
 		if (w->ea && w->eb)
 			for (int j = 0; j < map->t; j++) {
-				w->ea[j] = bd->rel * map->acos_gnorm[j];
-				w->eb[j] = bd->tiny * (map->acos_gnorm[j] + 1);
+				w->ea[j] = float_up(bd->rel * map->acos_gnorm[j] * (1 + 0x1p-20));
+				w->eb[j] = float_up(2 * bd->tiny * (map->acos_gnorm[j] + 1));
 			}
 	}
 	return w->sum && w->start && w->norm
@@ -204,9 +242,34 @@ static int work_reserve(struct work *w, size_t used, size_t need)
 	return 0;
 }
 
+/*
+ * sum[j] += x g[j] for j < t: each lane one IEEE double product and one
+ * sum (never fused: -ffp-contract=off), so the baseline and the AVX2 copy
+ * (chosen at run time, as the sign pass below) give the same bits.
+ */
+#define AXPY_BODY \
+	for (int j = 0; j < t; j++) \
+		sum[j] += x * g[j];
+
+typedef void (*axpy_fn)(double *restrict sum, double x, const double *restrict g, int t);
+
+static void axpy_generic(double *restrict sum, double x, const double *restrict g, int t)
+{
+	AXPY_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KERNELS_X86 1
+__attribute__((target("avx2"))) static void axpy_avx2(double *restrict sum, double x,
+	const double *restrict g, int t)
+{
+	AXPY_BODY
+}
+#endif
+
 /* The reference sums of one transformed row (n values) into sum[0..t-1]. */
 static void reference_sums(const struct ikmap *map, const int *index, const double *value, int n,
-	double *sum)
+	double *sum, axpy_fn axpy)
 {
 	int t = map->t;
 	for (int j = 0; j < t; j++)
@@ -214,9 +277,7 @@ static void reference_sums(const struct ikmap *map, const int *index, const doub
 	for (int e = 0; e < n; e++) {
 		double x = value[e];
 		if (map->acos_gt) {
-			const double *g = map->acos_gt + (size_t)(index[e] - 1) * t;
-			for (int j = 0; j < t; j++)
-				sum[j] += x * g[j];
+			axpy(sum, x, map->acos_gt + (size_t)(index[e] - 1) * t, t);
 		} else {
 			for (int j = 0; j < t; j++)
 				sum[j] += x * ikmap_acos_gaussian(map->acos_stream[j], index[e]);
@@ -241,6 +302,7 @@ static void put_cells(const struct ikmap *map, void *cells, size_t row, const do
 		ikmap_put_cell(map, cells, at + (size_t)j, sum[j] >= 0);
 }
 
+
 static double gamma_n(double n, double unit)
 {
 	return n * unit / (1 - n * unit);
@@ -260,11 +322,148 @@ static struct bound make_bound(int dim)
 #define FAST_MAX_NORM 0x1p60
 
 /*
+ * The sign pass of one row's t scores: out[j] = s_j >= 0, and whether any
+ * |s_j| is within the float bound (ea_j nx + eb_j) of 0. Written once and
+ * compiled twice, for the baseline and (chosen at run time) for AVX2:
+ * IEEE float operations give the same bits at any vector width, and
+ * -ffp-contract=off keeps the AVX2 copy from fusing the bound's
+ * multiply-add, so both copies flag the same scores.
+ */
+#define SIGN_PASS_BODY \
+	for (int j = 0; j < t; j++) \
+		out[j] = s[j] >= 0; \
+	int unsure = 0; \
+	for (int j = 0; j < t; j++) \
+		unsure |= fabsf(s[j]) <= ea[j] * nx + eb[j]; \
+	return unsure;
+
+typedef int (*sign_pass_fn)(const float *restrict s, const float *restrict ea,
+	const float *restrict eb, float nx, uint16_t *restrict out, int t);
+
+static int sign_pass_generic(const float *restrict s, const float *restrict ea,
+	const float *restrict eb, float nx, uint16_t *restrict out, int t)
+{
+	SIGN_PASS_BODY
+}
+
+#ifdef KERNELS_X86
+__attribute__((target("avx2"))) static int sign_pass_avx2(const float *restrict s,
+	const float *restrict ea, const float *restrict eb, float nx, uint16_t *restrict out, int t)
+{
+	SIGN_PASS_BODY
+}
+#endif
+
+/* The vector kernels of this CPU (the generic ones for tests: ikmap_generic_scans). */
+struct kernels {
+	sign_pass_fn sign_pass;
+	axpy_fn axpy;
+};
+
+static struct kernels pick_kernels(void)
+{
+	struct kernels k = { sign_pass_generic, axpy_generic };
+#ifdef KERNELS_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && !ikmap_generic_scans) {
+		k.sign_pass = sign_pass_avx2;
+		k.axpy = axpy_avx2;
+	}
+#endif
+	return k;
+}
+
+/*
+ * Without a table, rows that share features would recompute the same
+ * Gaussians: a batch of rows instead computes those of its distinct
+ * features once, at most CACHE_ENTRIES numbers (16 MiB per thread), and
+ * each row then takes them in its own ascending order, the reference's
+ * sums bit for bit (the cache holds the very numbers recomputing gives).
+ */
+#define CACHE_ENTRIES ((size_t)1 << 21)
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int grow(void **p, size_t *room, size_t need, size_t size)
+{
+	if (*p && need <= *room)
+		return 0;
+	void *q = realloc(*p, (need + 16) * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*room = need + 16;
+	return 0;
+}
+
+/* The position of feature f among the n sorted keys (it is there). */
+static size_t key_of(const int *keys, size_t n, int f)
+{
+	size_t a = 0, b = n - 1;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (keys[m] < f)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* The tile's cells on a map without a table; 0, or -1 when out of memory. */
+static int cached_tile(const struct ikmap *map, size_t first, int nrows, void *cells,
+	const struct kernels *kern, struct work *w)
+{
+	size_t t = (size_t)map->t;
+	const size_t *start = w->start;
+	for (int r = 0; r < nrows;) {
+		int q = r + 1;	/* the batch: rows r..q-1, their nonzeros times t within the cache */
+		while (q < nrows && (start[q + 1] - start[r]) * t <= CACHE_ENTRIES)
+			q++;
+		size_t nnz = start[q] - start[r];
+		if (nnz * t > CACHE_ENTRIES) {	/* one long row alone: recomputed as it goes */
+			reference_sums(map, w->index + start[r], w->value + start[r], (int)nnz, w->sum,
+				kern->axpy);
+			put_cells(map, cells, first + (size_t)r, w->sum);
+			r = q;
+			continue;
+		}
+		if (grow((void **)&w->keys, &w->keys_room, nnz, sizeof(int)))
+			return -1;
+		memcpy(w->keys, w->index + start[r], nnz * sizeof(int));
+		qsort(w->keys, nnz, sizeof(int), cmp_int);
+		size_t nk = 0;
+		for (size_t e = 0; e < nnz; e++)
+			if (nk == 0 || w->keys[nk - 1] != w->keys[e])
+				w->keys[nk++] = w->keys[e];
+		if (grow((void **)&w->cache, &w->cache_room, nk * t, sizeof(double)))
+			return -1;
+		for (size_t k = 0; k < nk; k++)
+			for (size_t j = 0; j < t; j++)
+				w->cache[k * t + j] = ikmap_acos_gaussian(map->acos_stream[j], w->keys[k]);
+		for (int i = r; i < q; i++) {
+			for (size_t j = 0; j < t; j++)
+				w->sum[j] = 0;
+			for (size_t e = start[i]; e < start[i + 1]; e++)
+				kern->axpy(w->sum, w->value[e],
+					w->cache + key_of(w->keys, nk, w->index[e]) * t, (int)t);
+			put_cells(map, cells, first + (size_t)i, w->sum);
+		}
+		r = q;
+	}
+	return 0;
+}
+
+/*
  * Rows first..first+nrows-1: transformed, then each by the reference or
  * the tile together by the GEMM. 0, or -1 when out of memory.
  */
 static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, size_t first,
-	int nrows, void *cells, struct work *w)
+	int nrows, void *cells, const struct kernels *kern, struct work *w)
 {
 	int t = map->t, d = map->dim;
 	size_t used = 0;
@@ -280,11 +479,13 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 	if (map->acos_gf && map->acos_path == IKMAP_PATH_DENSE)
 		gemm = 1;
 	else if (map->acos_gf && map->acos_path == IKMAP_PATH_AUTO)
-		gemm = used * 8 >= (size_t)nrows * (size_t)d;
+		gemm = used * 32 >= (size_t)nrows * (size_t)d;
+	if (!gemm && !map->acos_gt)
+		return cached_tile(map, first, nrows, cells, kern, w);
 	if (!gemm) {
 		for (int r = 0; r < nrows; r++) {
 			reference_sums(map, w->index + w->start[r], w->value + w->start[r],
-				(int)(w->start[r + 1] - w->start[r]), w->sum);
+				(int)(w->start[r + 1] - w->start[r]), w->sum, kern->axpy);
 			put_cells(map, cells, first + (size_t)r, w->sum);
 		}
 		return 0;
@@ -293,11 +494,14 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 	for (int r = 0; r < nrows; r++) {
 		float *xr = w->x + (size_t)r * d;
 		double sq = 0;
-		for (size_t e = w->start[r]; e < w->start[r + 1]; e++) {
-			xr[w->index[e] - 1] = (float)w->value[e];
+		for (size_t e = w->start[r]; e < w->start[r + 1]; e++)
 			sq += w->value[e] * w->value[e];
-		}
 		w->norm[r] = sqrt(sq);
+		/* a row beyond float's comfort stays 0 here (no out-of-range conversion) and
+		 * goes to the reference below */
+		if (w->norm[r] <= FAST_MAX_NORM)
+			for (size_t e = w->start[r]; e < w->start[r + 1]; e++)
+				xr[w->index[e] - 1] = (float)w->value[e];
 	}
 	if (ikmap_gemm_nt(nrows, t, d, w->x, d, map->acos_gf, d, w->score, t))
 		return -1;
@@ -307,27 +511,23 @@ static int map_tile(const struct ikmap *map, const struct ikmap_rows_in *in, siz
 		int n = (int)(w->start[r + 1] - w->start[r]);
 		size_t at = (first + (size_t)r) * (size_t)t;
 		if (!(w->norm[r] <= FAST_MAX_NORM)) {
-			reference_sums(map, index, value, n, w->sum);
+			reference_sums(map, index, value, n, w->sum, kern->axpy);
 			put_cells(map, cells, first + (size_t)r, w->sum);
 			continue;
 		}
-		const float *s = w->score + (size_t)r * t;
-		double nx = w->norm[r];
+		const float *restrict s = w->score + (size_t)r * t;
+		const float *restrict ea = w->ea, *restrict eb = w->eb;
+		float nx = float_up(w->norm[r]);
 		/*
-		 * Two passes: every cell from the sign of s_j (a loop the compiler
-		 * vectorises), then the rare s_j within E_j of 0 by the reference.
-		 * Acos cells are uint16_t (psi = 2).
+		 * Two passes: every cell from the sign of s_j with the flag of
+		 * any s_j near 0 (sign_pass, vector code), then, only when one
+		 * was flagged, those s_j by the reference (the same float test
+		 * finds them). Acos cells are uint16_t (psi = 2).
 		 */
-		uint16_t *out = (uint16_t *)cells + at;
-		int unsure = 0;
-		for (int j = 0; j < t; j++) {
-			double sj = s[j];
-			out[j] = sj >= 0;
-			unsure |= fabs(sj) <= w->ea[j] * nx + w->eb[j];
-		}
-		if (unsure)
+		uint16_t *restrict out = (uint16_t *)cells + at;
+		if (kern->sign_pass(s, ea, eb, nx, out, t))
 			for (int j = 0; j < t; j++)
-				if (fabs((double)s[j]) <= w->ea[j] * nx + w->eb[j])
+				if (fabsf(s[j]) <= ea[j] * nx + eb[j])
 					out[j] = reference_one(map, index, value, n, j) >= 0;
 	}
 	return 0;
@@ -339,6 +539,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 	size_t tile = (size_t)tile_rows(map);
 	size_t ntiles = (count + tile - 1) / tile;
 	struct bound bd = make_bound(map->dim);
+	struct kernels kern = pick_kernels();
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
@@ -351,7 +552,7 @@ int ikmap_acos_map(const struct ikmap *map, const struct ikmap_rows_in *in, size
 				continue;
 			size_t first = i * tile;
 			int nrows = count - first < tile ? (int)(count - first) : (int)tile;
-			if (map_tile(map, in, first, nrows, cells, &w))
+			if (map_tile(map, in, first, nrows, cells, &kern, &w))
 				failed = 1;
 		}
 		work_free(&w);

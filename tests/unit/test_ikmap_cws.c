@@ -16,6 +16,7 @@
  * - The fast path (every vector kernel this CPU runs, cached and uncached
  *   features) equals the scalar reference bit for bit on random rows of
  *   extreme values and on rows of the shared sets usps and a9a.
+ * - The batch entry point (cws_rows_cells) gives cws_row_cells' cells.
  * - Known answers (a few full samples, a hash of many cells) that every
  *   kernel and compiler must reproduce.
  * - Determinism, seeds, the cache cap (none, partial, default), a claimed
@@ -422,6 +423,61 @@ END_TEST
  * values has broken the reference arithmetic (an FMA, x87 doubles, a
  * different log) or the generator.
  */
+/* cws_rows_cells over a batch equals cws_row_cells row by row: several sample blocks, empty rows, uncached features. */
+START_TEST(test_batch_equals_rows)
+{
+	static const int ks[] = {5, 128, 600};
+	static const size_t caps[] = {0, 7 * 4 * 600 * sizeof(double), CWS_TABLE_BYTES};
+	const int d = 700, rows = 60;
+	struct rng g;
+	rng_seed(&g, 515);
+	size_t *start = malloc((rows + 1) * sizeof *start);
+	int *index = malloc((size_t)rows * d * sizeof *index);
+	double *value = malloc((size_t)rows * d * sizeof *value);
+	uint32_t *batch = malloc((size_t)rows * 600 * sizeof *batch);
+	uint32_t *single = malloc(600 * sizeof *single);
+	ck_assert(start && index && value && batch && single);
+	size_t at = 0;
+	for (int r = 0; r < rows; r++) {
+		start[r] = at;
+		double density = r % 10 == 3 ? 0 : exp(-5 * rng_unit(&g));	/* some empty rows */
+		for (int i = 1; i <= d; i++)
+			if (rng_unit(&g) < density) {
+				index[at] = i;
+				value[at++] = ldexp(rng_unit(&g) + 0.5, (int)rng_below(&g, 40) - 20);
+			}
+	}
+	start[rows] = at;
+	const char *names[3];
+	int nk = usable_kernels(names);
+	for (int q = 0; q < nk; q++) {
+		ck_assert_int_eq(cws_use_kernel(names[q]), 0);
+		for (int a = 0; a < 3; a++) {
+			int k = ks[a];
+			struct cws *c = cws_new_capped(99, k, 32, d, caps[a], NULL);
+			ck_assert(c != NULL);
+			memset(batch, 0xff, (size_t)rows * k * sizeof *batch);
+			/* rows 10.. of the pool: start[] need not begin at 0 */
+			ck_assert_int_eq(cws_rows_cells(c, rows - 10, start + 10, index, value,
+				batch), 0);
+			for (int r = 10; r < rows; r++) {
+				cws_row_cells(c, index + start[r], value + start[r],
+					(int)(start[r + 1] - start[r]), single);
+				ck_assert_mem_eq(batch + (size_t)(r - 10) * k, single, k * sizeof *single);
+			}
+			ck_assert_int_eq(cws_rows_cells(c, 0, start, index, value, batch), 0);
+			cws_free(c);
+		}
+	}
+	cws_use_kernel(NULL);
+	free(start);
+	free(index);
+	free(value);
+	free(batch);
+	free(single);
+}
+END_TEST
+
 START_TEST(test_known_answers)
 {
 	static const int want_i[8] = {5, 4097, 5, 4097, 17, 4097, 17, 5};
@@ -643,6 +699,7 @@ static Suite *cws_suite(void)
 	tcase_add_test(tc, test_fast_equals_reference_random);
 	tcase_add_test(tc, test_fast_equals_reference_usps);
 	tcase_add_test(tc, test_fast_equals_reference_a9a);
+	tcase_add_test(tc, test_batch_equals_rows);
 	tcase_add_test(tc, test_known_answers);
 	tcase_add_test(tc, test_determinism_seeds_and_caps);
 	tcase_add_test(tc, test_features_beyond_the_cache);

@@ -240,7 +240,10 @@ static void check_paths(struct rows *x, int k, uint64_t seed, int check_contract
 	for (int p = 0; p < 3; p++) {
 		ck_assert_int_eq(ikmap_set_path(map, paths[p], err), 0);
 		for (int threads = 1; threads <= 3; threads++) {
+			/* 3 threads: the generic sign pass instead of the AVX2 one (where there is one) */
+			ikmap_generic_scans = threads == 3;
 			uint32_t *got = cells_of(map, x->row, (size_t)x->n, threads);
+			ikmap_generic_scans = 0;
 			ck_assert_msg(memcmp(got, ref, (size_t)x->n * k * sizeof(uint32_t)) == 0,
 				"path %d, %d threads", p, threads);
 			free(got);
@@ -268,7 +271,7 @@ END_TEST
 START_TEST(acos_fast_path_equals_the_reference_sparse_and_odd_rows)
 {
 	struct rows x = rows_random(60, 300, 0.03, -5, 5, 21);
-	/* row 0 empty, row 1 tiny values (float subnormal or zero), row 2 huge, row 3 mixed */
+	/* row 0 empty, row 1 tiny values (float subnormal or zero), row 2 large, row 3 mixed */
 	x.row[0][0].index = -1;
 	memset(x.dense, 0, 300 * sizeof(double));
 	double scale[3] = { 1e-42, 1e35, 1 };
@@ -294,6 +297,16 @@ START_TEST(acos_fast_path_equals_the_reference_sparse_and_odd_rows)
 	memset(x.dense + 4 * 300, 0, 300 * sizeof(double));
 	x.dense[4 * 300] = g2;
 	x.dense[4 * 300 + 1] = -g1;
+	/* row 5: a value far beyond float's range (the reference takes the row) */
+	struct feature_node *r5 = x.row[5];
+	r5[0].index = 1;
+	r5[0].value = 1e200;
+	r5[1].index = 7;
+	r5[1].value = -3;
+	r5[2].index = -1;
+	memset(x.dense + 5 * 300, 0, 300 * sizeof(double));
+	x.dense[5 * 300] = 1e200;
+	x.dense[5 * 300 + 6] = -3;
 	check_paths(&x, 64, 22, 1);
 
 	/* empty row: cell 1 everywhere */
@@ -309,16 +322,30 @@ END_TEST
 
 START_TEST(acos_wide_map_has_no_table_and_ignores_features_above_d)
 {
-	/* k * d above IKMAP_ACOS_TABLE: the reference recomputes (no k x d table) */
-	struct rows x = rows_random(4, 5000, 0.01, -1, 1, 31);
+	/*
+	 * k * d above IKMAP_ACOS_TABLE: no k x d table; batches of rows share
+	 * their features' Gaussians (about 100 nonzeros a row: 40 rows make
+	 * two batches of 2^21 numbers), and row 5, of 2500 nonzeros, is too
+	 * long for a batch and recomputes them.
+	 */
+	struct rows x = rows_random(40, 5000, 0.02, -1, 1, 31);
+	for (int j = 1; j <= 2500; j++) {
+		x.row[5][j - 1].index = 2 * j;
+		x.row[5][j - 1].value = (j % 7) - 3.5;
+	}
+	x.row[5][2500].index = -1;
 	struct ikmap *map = build(&x, params(IKMAP_ACOS, 1000, 2, 0, 32));
 	char err[IKMAP_ERR_SIZE];
 	ck_assert_int_eq(ikmap_path(map), IKMAP_PATH_SPARSE);
 	ck_assert_int_eq(ikmap_set_path(map, IKMAP_PATH_DENSE, err), -1);
 	uint32_t *c = cells_of(map, x.row, (size_t)x.n, 2);
 	for (int i = 0; i < x.n; i++)
-		for (int j = 0; j < 1000; j += 97)
-			ck_assert(c[(size_t)i * 1000 + j] == (uint32_t)contract_cell(32, j, x.row[i], 5000));
+		for (int j = i % 5; j < 1000; j += 97)
+			ck_assert_msg(c[(size_t)i * 1000 + j] == (uint32_t)contract_cell(32, j, x.row[i],
+				5000), "row %d projection %d", i, j);
+	uint32_t *c1 = cells_of(map, x.row, (size_t)x.n, 1);
+	ck_assert(memcmp(c, c1, (size_t)x.n * 1000 * sizeof(uint32_t)) == 0);
+	free(c1);
 	/* a feature above d changes nothing */
 	struct feature_node a[] = { { 3, 0.5 }, { 4999, -1 }, { -1, 0 } };
 	struct feature_node b[] = { { 3, 0.5 }, { 4999, -1 }, { 6000, 7 }, { -1, 0 } };
@@ -439,6 +466,65 @@ START_TEST(scale2_counts_implicit_zeros_and_clips)
 	ck_assert_int_eq(n, 2);
 	ck_assert(index[0] == 1 && value[0] == 0.5 && index[1] == 3 && value[1] == 0.5);
 	ikmap_free(map);
+}
+END_TEST
+
+/*
+ * Scale 2 end to end: rows with negative values (so the zeros of some
+ * features shift to nonzeros), the transform done here from the stored
+ * minima and factors as ikmap.h words it, then the contract's cells; the
+ * sparse and dense inputs and both paths agree.
+ */
+START_TEST(acos_scale2_cells_follow_the_transform)
+{
+	int d = 40, k = 300;
+	struct rows x = rows_random(50, d, 0.4, -2, 3, 91);
+	struct ikmap *map = build(&x, params(IKMAP_ACOS, k, 2, 2, 92));
+	const double *mn = ikmap_scale_shift(map), *f = ikmap_scale_factors(map);
+	/* test rows: the build rows, some values beyond the build range */
+	struct rows y = rows_random(20, d + 5, 0.5, -4, 6, 93);
+	uint32_t *c = cells_of(map, y.row, (size_t)y.n, 2);
+	struct feature_node *tr = malloc(((size_t)d + 1) * sizeof *tr);
+	ck_assert_ptr_nonnull(tr);
+	int shifted = 0;
+	for (int i = 0; i < y.n; i++) {
+		int n = 0;
+		for (int j = 1; j <= d; j++) {
+			double v = y.dense[(size_t)i * (d + 5) + j - 1];
+			double z = f[j] == 0 ? 0 : (v - mn[j]) * f[j];
+			z = z > 1 ? 1 : z < 0 ? 0 : z;
+			if (z != 0) {
+				tr[n].index = j;
+				tr[n++].value = z;
+			}
+			shifted += v == 0 && z != 0;
+		}
+		tr[n].index = -1;
+		for (int j = 0; j < k; j += 7)
+			ck_assert_msg(c[(size_t)i * k + j] == (uint32_t)contract_cell(92, j, tr, d),
+				"row %d projection %d", i, j);
+	}
+	ck_assert_int_gt(shifted, 0);	/* the shift really made absent features nonzero */
+	char err[IKMAP_ERR_SIZE];
+	void *dense = malloc((size_t)y.n * k * ikmap_cell_size(map));
+	ck_assert_ptr_nonnull(dense);
+	enum ikmap_path paths[2] = { IKMAP_PATH_DENSE, IKMAP_PATH_SPARSE };
+	for (int p = 0; p < 2; p++) {
+		ck_assert_int_eq(ikmap_set_path(map, paths[p], err), 0);
+		uint32_t *again = cells_of(map, y.row, (size_t)y.n, 3);
+		ck_assert(memcmp(again, c, (size_t)y.n * k * sizeof(uint32_t)) == 0);
+		free(again);
+		ck_assert_int_eq(ikmap_map_dense_on(map, y.dense, (size_t)y.n, d + 5, (size_t)d + 5,
+			dense, 1, IKMAP_DEVICE_CPU, err), 0);
+		for (size_t e = 0; e < (size_t)y.n * k; e++)
+			ck_assert(ikmap_cell_at(map, dense, e) == c[e]);
+	}
+	free(dense);
+	free(tr);
+	free(c);
+	ikmap_free(map);
+	rows_free(&x);
+	rows_free(&y);
 }
 END_TEST
 
@@ -831,6 +917,7 @@ static Suite *kernels_suite(void)
 	tcase_add_test(tc, kernel_parameters_and_caps);
 	tcase_add_test(tc, minmax_refuses_negative_build_values_naming_row_and_feature);
 	tcase_add_test(tc, scale2_counts_implicit_zeros_and_clips);
+	tcase_add_test(tc, acos_scale2_cells_follow_the_transform);
 	tcase_add_test(tc, acos_file_round_trips_as_version_2);
 	tcase_add_test(tc, damaged_and_crafted_version_2_files_are_refused);
 	tcase_add_test(tc, a_huge_unscaled_d_claim_loads_without_a_k_by_d_table);
