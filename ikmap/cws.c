@@ -23,9 +23,12 @@
  * A row is mapped in blocks of CWS_BLOCK samples, so the running minima
  * (best) and argmins (arg) live on the stack whatever k is; arg holds the
  * feature number as a double (exact: below 2^31), so the vector kernels
- * update it with the same mask as best. Features are visited in the
- * row's (ascending) order and a value replaces the minimum only when
- * strictly smaller, which is the reference's tie rule (lowest i).
+ * update it with the same mask as best. Runs of up to CWS_RUN cached
+ * features go to the kernel in one call, which holds a group's minima in
+ * registers over the run. Features are visited in the row's (ascending)
+ * order, within and across runs and the uncached features between them,
+ * and a value replaces the minimum only when strictly smaller, which is
+ * the reference's tie rule (lowest i).
  */
 #include <float.h>
 #include <limits.h>
@@ -50,6 +53,12 @@
 #define CWS_BLOCK 256		/* samples per pass over a row (multiple of CWS_LANES) */
 /* samples per pass over all rows in cws_rows_cells: 4 KiB of cache a feature */
 #define CWS_BATCH_BLOCK 128
+/*
+ * Cached features per kernel call: the kernel keeps a group's minima in
+ * registers across the run's features (in the row's order), instead of
+ * loading and storing them once per feature.
+ */
+#define CWS_RUN 16
 
 struct cws {
 	uint64_t seed;
@@ -201,24 +210,26 @@ static const double *feature_cache(const struct cws *c, int i)
  * group), update best/arg (8 samples a group) with A = K - r *
  * floor(L * q + beta), replacing only when strictly smaller.
  */
-typedef void (*kernel_fn)(const double *t, int groups, double L, double fi, double *best,
-	double *arg);
+typedef void (*kernel_fn)(const double *const *t, const double *L, const double *fi, int m,
+	int groups, double *best, double *arg);
 
-static void kernel_generic(const double *t, int groups, double L, double fi, double *best,
-	double *arg)
+/* Feature by feature (as plain C, the register blocking of the vector kernels gains nothing). */
+static void kernel_generic(const double *const *t, const double *L, const double *fi, int m,
+	int groups, double *best, double *arg)
 {
-	for (int g = 0; g < groups; g++) {
-		const double *q = t + (size_t)g * CWS_GROUP;
-		for (int l = 0; l < CWS_LANES; l++) {
-			double tt;
-			double a = row_value(L, q[l], q[CWS_LANES + l], q[2 * CWS_LANES + l],
-				q[3 * CWS_LANES + l], &tt);
-			if (a < best[g * CWS_LANES + l]) {
-				best[g * CWS_LANES + l] = a;
-				arg[g * CWS_LANES + l] = fi;
+	for (int f = 0; f < m; f++)
+		for (int g = 0; g < groups; g++) {
+			const double *q = t[f] + (size_t)g * CWS_GROUP;
+			for (int l = 0; l < CWS_LANES; l++) {
+				double tt;
+				double a = row_value(L[f], q[l], q[CWS_LANES + l], q[2 * CWS_LANES + l],
+					q[3 * CWS_LANES + l], &tt);
+				if (a < best[g * CWS_LANES + l]) {
+					best[g * CWS_LANES + l] = a;
+					arg[g * CWS_LANES + l] = fi[f];
+				}
 			}
 		}
-	}
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -226,41 +237,48 @@ static void kernel_generic(const double *t, int groups, double L, double fi, dou
 #include <immintrin.h>
 
 /* Separate multiply and add intrinsics (never an FMA: the file has -ffp-contract=off). */
-__attribute__((target("avx2"))) static void kernel_avx2(const double *t, int groups, double L,
-	double fi, double *best, double *arg)
+__attribute__((target("avx2"))) static void kernel_avx2(const double *const *t, const double *L,
+	const double *fi, int m, int groups, double *best, double *arg)
 {
-	__m256d vl = _mm256_set1_pd(L), vi = _mm256_set1_pd(fi);
-	for (int g = 0; g < groups; g++) {
+	for (int g = 0; g < groups; g++)
 		for (int h = 0; h < CWS_LANES; h += 4) {
-			const double *q = t + (size_t)g * CWS_GROUP + h;
 			double *bp = best + g * CWS_LANES + h, *ap = arg + g * CWS_LANES + h;
-			__m256d tt = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(vl, _mm256_loadu_pd(q)),
-				_mm256_loadu_pd(q + CWS_LANES)));
-			__m256d a = _mm256_sub_pd(_mm256_loadu_pd(q + 3 * CWS_LANES),
-				_mm256_mul_pd(_mm256_loadu_pd(q + 2 * CWS_LANES), tt));
-			__m256d b = _mm256_loadu_pd(bp);
-			__m256d lt = _mm256_cmp_pd(a, b, _CMP_LT_OQ);
-			_mm256_storeu_pd(bp, _mm256_blendv_pd(b, a, lt));
-			_mm256_storeu_pd(ap, _mm256_blendv_pd(_mm256_loadu_pd(ap), vi, lt));
+			__m256d b = _mm256_loadu_pd(bp), w = _mm256_loadu_pd(ap);
+			for (int f = 0; f < m; f++) {
+				const double *q = t[f] + (size_t)g * CWS_GROUP + h;
+				__m256d tt = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(
+					_mm256_set1_pd(L[f]), _mm256_loadu_pd(q)),
+					_mm256_loadu_pd(q + CWS_LANES)));
+				__m256d a = _mm256_sub_pd(_mm256_loadu_pd(q + 3 * CWS_LANES),
+					_mm256_mul_pd(_mm256_loadu_pd(q + 2 * CWS_LANES), tt));
+				__m256d lt = _mm256_cmp_pd(a, b, _CMP_LT_OQ);
+				b = _mm256_blendv_pd(b, a, lt);
+				w = _mm256_blendv_pd(w, _mm256_set1_pd(fi[f]), lt);
+			}
+			_mm256_storeu_pd(bp, b);
+			_mm256_storeu_pd(ap, w);
 		}
-	}
 }
 
-__attribute__((target("avx512f"))) static void kernel_avx512(const double *t, int groups,
-	double L, double fi, double *best, double *arg)
+__attribute__((target("avx512f"))) static void kernel_avx512(const double *const *t,
+	const double *L, const double *fi, int m, int groups, double *best, double *arg)
 {
-	__m512d vl = _mm512_set1_pd(L), vi = _mm512_set1_pd(fi);
 	for (int g = 0; g < groups; g++) {
-		const double *q = t + (size_t)g * CWS_GROUP;
 		double *bp = best + g * CWS_LANES, *ap = arg + g * CWS_LANES;
-		__m512d tt = _mm512_roundscale_pd(_mm512_add_pd(_mm512_mul_pd(vl, _mm512_loadu_pd(q)),
-			_mm512_loadu_pd(q + CWS_LANES)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-		__m512d a = _mm512_sub_pd(_mm512_loadu_pd(q + 3 * CWS_LANES),
-			_mm512_mul_pd(_mm512_loadu_pd(q + 2 * CWS_LANES), tt));
-		__m512d b = _mm512_loadu_pd(bp);
-		__mmask8 lt = _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ);
-		_mm512_storeu_pd(bp, _mm512_mask_mov_pd(b, lt, a));
-		_mm512_storeu_pd(ap, _mm512_mask_mov_pd(_mm512_loadu_pd(ap), lt, vi));
+		__m512d b = _mm512_loadu_pd(bp), w = _mm512_loadu_pd(ap);
+		for (int f = 0; f < m; f++) {
+			const double *q = t[f] + (size_t)g * CWS_GROUP;
+			__m512d tt = _mm512_roundscale_pd(_mm512_add_pd(_mm512_mul_pd(
+				_mm512_set1_pd(L[f]), _mm512_loadu_pd(q)), _mm512_loadu_pd(q + CWS_LANES)),
+				_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+			__m512d a = _mm512_sub_pd(_mm512_loadu_pd(q + 3 * CWS_LANES),
+				_mm512_mul_pd(_mm512_loadu_pd(q + 2 * CWS_LANES), tt));
+			__mmask8 lt = _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ);
+			b = _mm512_mask_mov_pd(b, lt, a);
+			w = _mm512_mask_mov_pd(w, lt, _mm512_set1_pd(fi[f]));
+		}
+		_mm512_storeu_pd(bp, b);
+		_mm512_storeu_pd(ap, w);
 	}
 }
 #endif
@@ -334,16 +352,29 @@ static void row_block(const struct cws *c, kernel_fn kernel, const int *index,
 		best[s] = INFINITY;
 		arg[s] = 0;
 	}
+	/* A run of cached features, given to the kernel together (see CWS_RUN). */
+	const double *run_t[CWS_RUN];
+	double run_L[CWS_RUN], run_i[CWS_RUN];
+	int m = 0;
 	for (int p = 0; p < nnz; p++) {
 		int i = index[p];
 		double L = logs ? logs[p] : det_log(value[p]);
 		const double *t = feature_cache(c, i);
 		if (t) {
-			kernel(t + (size_t)(j0 / CWS_LANES) * CWS_GROUP, groups, L, (double)i, best,
-				arg);
+			run_t[m] = t + (size_t)(j0 / CWS_LANES) * CWS_GROUP;
+			run_L[m] = L;
+			run_i[m++] = (double)i;
+			if (m == CWS_RUN) {
+				kernel(run_t, run_L, run_i, m, groups, best, arg);
+				m = 0;
+			}
 			continue;
 		}
-		/* Not cached: the same values computed here, the same compare. */
+		/* Not cached: the run before it first (the order decides ties), then it. */
+		if (m) {
+			kernel(run_t, run_L, run_i, m, groups, best, arg);
+			m = 0;
+		}
 		for (int s = 0; s < nb; s++) {
 			double q, beta, r, K, tt;
 			draw_values(c->stream[j0 + s], i, &q, &beta, &r, &K);
@@ -354,6 +385,8 @@ static void row_block(const struct cws *c, kernel_fn kernel, const int *index,
 			}
 		}
 	}
+	if (m)
+		kernel(run_t, run_L, run_i, m, groups, best, arg);
 }
 
 /* Cells j0 .. j0+nb-1 from the argmins (arg is 0 only for the empty row, whose cells are 0). */
