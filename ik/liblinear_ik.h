@@ -173,6 +173,8 @@ int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count,
 void lik_map_free(struct lik_map **map);
 
 int lik_map_kernel(const struct lik_map *map);	/* enum lik_kernel */
+/* "anne", "iforest", "minmax", "acos" for enum lik_kernel (the -k names); NULL for anything else. */
+const char *lik_kernel_name(int kernel);
 int lik_map_t(const struct lik_map *map);
 int lik_map_psi(const struct lik_map *map);
 int lik_map_dim(const struct lik_map *map);	/* the largest feature index it was built on */

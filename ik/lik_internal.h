@@ -78,8 +78,6 @@ void lik_error_print(const struct lik_error *err);
 
 /* ---- maps (lik_map.c) ---- */
 
-/* "anne", "iforest", "minmax", "acos" for enum lik_kernel; NULL for anything else. */
-const char *lik_kernel_name(int kernel);
 /* 1 for the exact-sparse kernels (minmax, acos), whose psi is cells, not sampled rows. */
 int lik_kernel_is_exact(int kernel);
 /* The cells per partitioning of such parameters: psi, or 2 for acos (whose psi may be 0). */

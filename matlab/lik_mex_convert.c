@@ -146,20 +146,6 @@ static int nr_w_of(int nr_class, int solver_type)
 	return nr_class == 2 && solver_type != MCSVM_CS ? 1 : nr_class;
 }
 
-static const char *kernel_name(int kernel)
-{
-	switch (kernel) {
-	case LIK_KERNEL_IFOREST:
-		return "iforest";
-	case LIK_KERNEL_MINMAX:
-		return "minmax";
-	case LIK_KERNEL_ACOS:
-		return "acos";
-	default:
-		return "anne";
-	}
-}
-
 /* The ik field of a map, or NULL (err set). */
 static mxArray *map_to_struct(const struct lik_map *map, struct lik_error *err)
 {
@@ -168,7 +154,7 @@ static mxArray *map_to_struct(const struct lik_map *map, struct lik_error *err)
 	if (lik_map_to_bytes(map, &bytes, &size, err) != 0)
 		return NULL;
 	mxArray *s = mxCreateStructMatrix(1, 1, NR_IK_FIELDS, (const char **)ik_fields);
-	mxSetField(s, 0, "kernel", mxCreateString(kernel_name(lik_map_kernel(map))));
+	mxSetField(s, 0, "kernel", mxCreateString(lik_kernel_name(lik_map_kernel(map))));
 	mxSetField(s, 0, "t", scalar(lik_map_t(map)));
 	mxSetField(s, 0, "psi", scalar(lik_map_psi(map)));
 	mxArray *seed = mxCreateNumericMatrix(1, 1, mxUINT64_CLASS, mxREAL);
@@ -340,7 +326,7 @@ static int mismatch(const char *name, struct lik_error *err)
 static int check_ik_fields(const mxArray *ik, const struct lik_map *map, struct lik_error *err)
 {
 	int equal;
-	if (text_field_is(ik, "kernel", kernel_name(lik_map_kernel(map)), &equal, err) != 0)
+	if (text_field_is(ik, "kernel", lik_kernel_name(lik_map_kernel(map)), &equal, err) != 0)
 		return -1;
 	if (!equal)
 		return mismatch("kernel", err);
