@@ -13,9 +13,15 @@
  * sum_m max(0, D_m - lambda) = A C_{y_i}, found by sorting D (Crammer and
  * Singer's fixed-point solution).
  *
- * Shrinking: a class m != y_i sitting at its bound alpha_i^m = 0 whose
- * gradient is below every movable gradient of the instance cannot move and
- * is set aside; an instance left with y_i alone is set aside too.
+ * Shrinking: a class sitting at its bound (alpha_i^m = 0 for m != y_i,
+ * alpha_i^{y_i} = C_{y_i}) whose gradient is below every movable gradient
+ * of the instance is likely to stay there (at the sub-problem's optimum a
+ * bounded G_m is <= lambda = every free G_m) and is set aside; an instance
+ * left with one class is set aside too. Shrinking y_i matters: rows with
+ * alpha_i^{y_i} = C (bounded support vectors, most rows of a9a) otherwise
+ * stay active, each pass computing their gradients for nothing (a9a: 3.8x
+ * the time). With y_i set aside at C, the others solve the same
+ * sub-problem, their sum held at -C_{y_i} (see mcsvm_update).
  * Cooling: the shrunk problem is first solved to a loose tolerance,
  * max(10 eps, 1); each time it meets the tolerance the whole set is
  * brought back and the tolerance halves, down to eps, where a pass over
@@ -182,7 +188,11 @@ static double mcsvm_lambda(const double *D, int count, double budget)
 
 /*
  * Solves instance i's sub-problem over its active classes and applies the
- * change to alpha and w.
+ * change to alpha and w. The set-aside classes keep their bounds: 0 for
+ * m != y_i, and C_{y_i} for y_i, so the active alphas sum to 0 with y_i
+ * active and to -C_{y_i} without it; with beta_m = C_m - max(0, D_m -
+ * lambda) / A both read sum_active max(0, D_m - lambda) = A C_{y_i}, the
+ * one equation mcsvm_lambda solves.
  */
 static void mcsvm_update(struct mcsvm *s, int i)
 {
@@ -203,16 +213,20 @@ static void mcsvm_update(struct mcsvm *s, int i)
 	 * The formula gives exact bounds (0, or C_{y_i}) where D <= lambda, so
 	 * the bound tests of the violation and of shrinking stay exact. When
 	 * every other class stays at 0 the equality makes alpha_i^{y_i}
-	 * exactly 0 too, instead of the rounding left of C - (D - lambda) / A.
+	 * exactly 0 too, instead of the rounding left of C - (D - lambda) / A
+	 * (only with y_i active: set aside, it sits at C and the others cannot
+	 * all be 0).
 	 */
-	bool others_zero = true;
+	bool others_zero = true, yi_active = false;
 	for (int p = 0; p < na; p++) {
 		int m = cls[p];
+		if (m == yi)
+			yi_active = true;
 		s->beta[m] = mcsvm_bound(s, i, m) - fmax(0, s->D[p] - lambda) / A;
 		if (m != yi && s->beta[m] != 0)
 			others_zero = false;
 	}
-	if (others_zero)
+	if (others_zero && yi_active)
 		s->beta[yi] = 0;
 
 	int n_moved = 0;
@@ -240,7 +254,7 @@ static void mcsvm_update(struct mcsvm *s, int i)
  */
 static double mcsvm_visit(struct mcsvm *s, int i, bool *retire)
 {
-	int k = s->k, yi = s->y[i];
+	int k = s->k;
 	int *cls = s->classes + (size_t)i * (size_t)k;
 	const double *a = s->alpha + (size_t)i * (size_t)k;
 
@@ -261,7 +275,7 @@ static double mcsvm_visit(struct mcsvm *s, int i, bool *retire)
 	}
 	for (int p = 0; p < s->n_active[i]; p++) {
 		int m = cls[p];
-		if (m != yi && a[m] == 0 && s->G[m] < minG) {
+		if (a[m] == mcsvm_bound(s, i, m) && s->G[m] < minG) {
 			int last = --s->n_active[i];
 			cls[p] = cls[last];
 			cls[last] = m;
