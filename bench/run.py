@@ -26,7 +26,9 @@ thread count, so that before/after ratios come from one run. --min-run S
 makes each timed run call train() as many times as upstream's first call
 says it takes to last S seconds (at least once; the same count for every
 kind) and reports the time per call, so that small sets are timed over
-runs long enough to measure.
+runs long enough to measure. --orders N adds, per row, ours/upstream over
+N shuffled row orders: a randomized solver's pass count (and time) at one
+seed is partly luck, its mean over orders is not.
 """
 import argparse
 import ctypes
@@ -87,6 +89,9 @@ def parse_args():
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
         help="wall: elapsed time; cpu: the process's CPU time (time.process_time), which other "
         "work on a loaded machine inflates far less; at -m 1 both sides run on one thread")
+    p.add_argument("--orders", type=int, default=0,
+        help="also time each solver on this many shuffled row orders of the training set "
+        "(numpy seeds 1..N) and report the geometric mean of ours/upstream over them")
     p.add_argument("--min-run", type=float, default=0.0,
         help="repeat train() within each timed run until it lasts about this many seconds")
     p.add_argument("--title", default="Issue 3: our train() against upstream LIBLINEAR 2.50, every solver")
@@ -285,6 +290,20 @@ def load_average():
         return "unknown"
 
 
+def ratio_over_orders(libs, solver, y, X, yt, Xt):
+    """(geometric mean, lowest, highest) of ours/upstream medians over
+    ARGS.orders shuffled row orders (ours at the first thread count, no base)."""
+    ours_only = {"ours": libs["ours"]}
+    found = []
+    for k in range(1, ARGS.orders + 1):
+        perm = np.random.default_rng(k).permutation(len(y))
+        r = bench_one(ours_only, solver, y[perm], X[perm], yt, Xt)
+        r.pop("calls")
+        found.append(statistics.median(r[f"ours-{THREADS[0]}"]["time"])
+            / statistics.median(r["upstream"]["time"]))
+    return float(np.exp(np.mean(np.log(found)))), min(found), max(found)
+
+
 def header(t1, tn):
     cols = ["dataset", "-s"] + [f"ours -m {t} (s)" for t in THREADS]
     cols += [f"base -m {t1} (s)"] if ARGS.base_lib else []
@@ -293,6 +312,7 @@ def header(t1, tn):
     cols += [f"speedup -m {t} over -m {t1}" for t in THREADS[1:]]
     cols += ["objective ours"] + (["objective base"] if ARGS.base_lib else []) + ["objective upstream"]
     cols += ["test ours", "test upstream"] + (["calls per run"] if ARGS.min_run > 0 else [])
+    cols += [f"ours/upstream over {ARGS.orders} row orders"] if ARGS.orders > 0 else []
     return ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
 
 
@@ -308,6 +328,7 @@ def main():
     rows, notes = [], []
     ratios = {s: [] for s in solvers}
     base_ratios = {s: [] for s in solvers}
+    order_ratios = {s: [] for s in solvers}
     speedups = {s: [] for s in solvers}
     for name in names:
         y, X, yt, Xt, note = load_dataset(name)
@@ -342,6 +363,10 @@ def main():
                 spread(first["score"], fmt), spread(up["score"], fmt)]
             if ARGS.min_run > 0:
                 cells.append(str(calls))
+            if ARGS.orders > 0:
+                g, lo, hi = ratio_over_orders(libs, solver, y, X, yt, Xt)
+                order_ratios[solver].append(g)
+                cells.append(f"{g:.2f} ({lo:.2f} - {hi:.2f})")
             row = "| " + " | ".join(cells) + " |"
             print(row, flush=True)
             rows.append(row)
@@ -383,6 +408,10 @@ def main():
         "Worst set per solver of ours(-m {0})/upstream: ".format(t1) + ", ".join(
             f"-s {s}: {max(v):.2f}" for s, v in ratios.items() if v) + ".",
     ]
+    if ARGS.orders > 0:
+        lines.append(f"Geometric means per solver of ours(-m {t1})/upstream over {ARGS.orders} row orders: "
+            + ", ".join(f"-s {s}: {geo(v):.2f}" for s, v in order_ratios.items() if v) + "; worst set: "
+            + ", ".join(f"-s {s}: {max(v):.2f}" for s, v in order_ratios.items() if v) + ".")
     if ARGS.base_lib:
         lines.append("Geometric means per solver of base(-m {0})/upstream: ".format(t1) + ", ".join(
             f"-s {s}: {geo(v):.2f}" for s, v in base_ratios.items() if v) + ".")
