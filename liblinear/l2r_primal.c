@@ -132,7 +132,19 @@ static double log_one_plus_exp_minus(double t)
 	return t >= 0 ? log1p(exp(-t)) : -t + log1p(exp(t));
 }
 
-/* C[i] * loss of row i at z. */
+/* max(0, x) for x never NaN; compiles to a compare and select, no branch. */
+static inline double positive_part(double x)
+{
+	return x > 0 ? x : 0;
+}
+
+/*
+ * C[i] * loss of row i at z. The L2 losses take max(0, .) rather than
+ * branching on the margin: the line search evaluates every row at each
+ * step, and a branch taken at random (rows on either side of the margin)
+ * cost it about twice upstream's time on w8a. C (m m) with m = 0 is the
+ * 0 the branch gave.
+ */
 static double row_loss(const struct l2r_objective *o, int i, double z)
 {
 	double yi = o->y[i];
@@ -140,12 +152,12 @@ static double row_loss(const struct l2r_objective *o, int i, double z)
 	case L2R_LOSS_LR:
 		return o->C[i] * log_one_plus_exp_minus(yi * z);
 	case L2R_LOSS_L2SVC: {
-		double margin = 1 - yi * z;
-		return margin > 0 ? o->C[i] * margin * margin : 0;
+		double margin = positive_part(1 - yi * z);
+		return o->C[i] * margin * margin;
 	}
 	case L2R_LOSS_L2SVR: {
-		double excess = fabs(z - yi) - o->p;
-		return excess > 0 ? o->C[i] * excess * excess : 0;
+		double excess = positive_part(fabs(z - yi) - o->p);
+		return o->C[i] * excess * excess;
 	}
 	}
 	return 0;
