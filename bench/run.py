@@ -19,6 +19,16 @@ dataset; the regression solvers (-s 11-13) on the two-class sets, with
 their +1/-1 labels as targets (there is no regression set in
 ../shared/data). Writes bench/results/issue3-solvers.md (or --out). Never a
 test: timings here are information, not assertions.
+
+--base-lib adds another build of our library (e.g. the main branch's,
+built in a copy) as a fourth kind in the same rotation, at the first
+thread count, so that before/after ratios come from one run. --min-run S
+makes each timed run call train() as many times as upstream's first call
+says it takes to last S seconds (at least once; the same count for every
+kind) and reports the time per call, so that small sets are timed over
+runs long enough to measure. --orders N adds, per row, ours/upstream over
+N shuffled row orders: a randomized solver's pass count (and time) at one
+seed is partly luck, its mean over orders is not.
 """
 import argparse
 import ctypes
@@ -29,6 +39,12 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+# numpy's BLAS threads spin for a while after each call (the objectives are
+# computed in numpy between timed runs): on a small machine they take CPU
+# from the timed train() calls, and --clock cpu would count them. One
+# thread; set before numpy loads its BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,18 +84,30 @@ def parse_args():
     p.add_argument("--datasets", default=",".join(DATASETS))
     p.add_argument("--skip", default=SKIP, help="dataset:solver pairs to leave out, comma-separated")
     p.add_argument("--our-lib", default=str(ol.OUR_LIB), help="our shared library to load")
+    p.add_argument("--base-lib", default=None,
+        help="another build of our library, timed beside ours at the first thread count")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+        help="wall: elapsed time; cpu: the process's CPU time (time.process_time), which other "
+        "work on a loaded machine inflates far less; at -m 1 both sides run on one thread")
+    p.add_argument("--orders", type=int, default=0,
+        help="also time each solver on this many shuffled row orders of the training set "
+        "(numpy seeds 1..N) and report the geometric mean of ours/upstream over them")
+    p.add_argument("--min-run", type=float, default=0.0,
+        help="repeat train() within each timed run until it lasts about this many seconds")
     p.add_argument("--title", default="Issue 3: our train() against upstream LIBLINEAR 2.50, every solver")
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "issue3-solvers.md"))
     return p.parse_args()
 
 
 ARGS = parse_args()
+# The clock of every timing: elapsed, or the CPU time of all the process's threads.
+CLOCK = time.perf_counter if ARGS.clock == "wall" else time.process_time
 THREADS = [int(t) for t in ARGS.threads.split(",")]
 GOMP = ctypes.CDLL("libgomp.so.1")
 
 
-def load_ours():
-    path = Path(ARGS.our_lib)
+def load_ours(path=None):
+    path = Path(path or ARGS.our_lib)
     if not path.exists():
         sys.exit(f"bench: {path} is missing; run make first")
     lib = ctypes.CDLL(str(path))
@@ -176,39 +204,64 @@ class Log:
         self.callback = PRINT_STRING_FUN(lambda s: self.text.append(s.decode()))
 
 
-def bench_one(ours, solver, y, X, yt, Xt):
-    """Per run kind ('ours-1', 'ours-2', ..., 'upstream'): train() times,
-    objectives and test scores of every round, and whether a solver hit
-    its iteration cap in some round."""
+# A print function that drops the text, kept alive here: C holds the pointer.
+QUIET = PRINT_STRING_FUN(lambda s: None)
+
+
+def calls_per_run(prob, param):
+    """How many train() calls make one timed run last ARGS.min_run seconds,
+    judged by one untimed call of upstream's (1 without --min-run)."""
+    if ARGS.min_run <= 0:
+        return 1
+    upstream.set_print_string_function(QUIET)
+    ol.LIBC.srand(1)
+    start = CLOCK()
+    m = upstream.train(prob, param)
+    seconds = CLOCK() - start
+    upstream.free_and_destroy_model(ctypes.byref(m))
+    return max(1, int(np.ceil(ARGS.min_run / max(seconds, 1e-6))))
+
+
+def bench_one(libs, solver, y, X, yt, Xt):
+    """Per run kind ('ours-1', 'ours-2', ..., 'base-1' with --base-lib,
+    'upstream'): train() times (per call), objectives and test scores of
+    every round, whether a solver hit its iteration cap in some round, and
+    the calls per timed run."""
     prob = problem(y, X)
     param = parameter(f"-s {solver}")
-    kinds = [f"ours-{t}" for t in THREADS] + ["upstream"]
+    kinds = [f"ours-{t}" for t in THREADS] + (["base-%d" % THREADS[0]] if "base" in libs else [])
+    kinds += ["upstream"]
     logs = {k: Log() for k in kinds}
     result = {k: {"time": [], "objective": [], "score": [], "capped": False} for k in kinds}
-    for lib in (ours, upstream):
+    for lib in list(libs.values()) + [upstream]:
         err = lib.check_parameter(prob, param)
         if err:
             sys.exit(f"bench: check_parameter: {err}")
+    calls = calls_per_run(prob, param)
     for r in range(ARGS.rounds):
         # Rotate the order so that no kind always runs first (or warm).
         for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
-            lib = upstream if kind == "upstream" else ours
+            lib = upstream if kind == "upstream" else libs[kind.split("-")[0]]
             lib.set_print_string_function(logs[kind].callback)
-            if kind == "upstream":
-                ol.LIBC.srand(1)
-            else:
+            if kind != "upstream":
                 GOMP.omp_set_num_threads(int(kind.split("-")[1]))
-            logs[kind].text.clear()
-            start = time.perf_counter()
-            m = lib.train(prob, param)
-            seconds = time.perf_counter() - start
-            w, labels, rho = model_contents(m.contents)
-            lib.free_and_destroy_model(ctypes.byref(m))
+            seconds = 0.0
+            for _ in range(calls):
+                # Each call as from a fresh train process: the same model every call.
+                if kind == "upstream":
+                    ol.LIBC.srand(1)
+                logs[kind].text.clear()
+                start = CLOCK()
+                m = lib.train(prob, param)
+                seconds += CLOCK() - start
+                w, labels, rho = model_contents(m.contents)
+                lib.free_and_destroy_model(ctypes.byref(m))
             res = result[kind]
-            res["time"].append(seconds)
+            res["time"].append(seconds / calls)
             res["objective"].append(objective(solver, w, labels, rho, y, X))
             res["score"].append(test_score(solver, w, labels, rho, yt, Xt))
             res["capped"] |= "reaching max" in "".join(logs[kind].text)
+    result["calls"] = calls
     return result
 
 
@@ -237,15 +290,36 @@ def load_average():
         return "unknown"
 
 
+def ratio_over_orders(libs, solver, y, X, yt, Xt):
+    """(geometric mean, lowest, highest) of ours/upstream medians over
+    ARGS.orders shuffled row orders (ours at the first thread count, no base)."""
+    ours_only = {"ours": libs["ours"]}
+    found = []
+    for k in range(1, ARGS.orders + 1):
+        perm = np.random.default_rng(k).permutation(len(y))
+        r = bench_one(ours_only, solver, y[perm], X[perm], yt, Xt)
+        r.pop("calls")
+        found.append(statistics.median(r[f"ours-{THREADS[0]}"]["time"])
+            / statistics.median(r["upstream"]["time"]))
+    return float(np.exp(np.mean(np.log(found)))), min(found), max(found)
+
+
 def header(t1, tn):
-    cols = ["dataset", "-s"] + [f"ours -m {t} (s)" for t in THREADS] + ["upstream (s)", f"ours -m {t1}/upstream"]
+    cols = ["dataset", "-s"] + [f"ours -m {t} (s)" for t in THREADS]
+    cols += [f"base -m {t1} (s)"] if ARGS.base_lib else []
+    cols += ["upstream (s)", f"ours -m {t1}/upstream"]
+    cols += [f"base -m {t1}/upstream"] if ARGS.base_lib else []
     cols += [f"speedup -m {t} over -m {t1}" for t in THREADS[1:]]
-    cols += ["objective ours", "objective upstream", "test ours", "test upstream"]
+    cols += ["objective ours"] + (["objective base"] if ARGS.base_lib else []) + ["objective upstream"]
+    cols += ["test ours", "test upstream"] + (["calls per run"] if ARGS.min_run > 0 else [])
+    cols += [f"ours/upstream over {ARGS.orders} row orders"] if ARGS.orders > 0 else []
     return ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
 
 
 def main():
-    ours = load_ours()
+    libs = {"ours": load_ours()}
+    if ARGS.base_lib:
+        libs["base"] = load_ours(ARGS.base_lib)
     solvers = [int(s) for s in ARGS.solvers.split(",")]
     names = ARGS.datasets.split(",")
     t1, tn = THREADS[0], THREADS[-1]
@@ -253,13 +327,16 @@ def main():
     started = load_average()
     rows, notes = [], []
     ratios = {s: [] for s in solvers}
+    base_ratios = {s: [] for s in solvers}
+    order_ratios = {s: [] for s in solvers}
     speedups = {s: [] for s in solvers}
     for name in names:
         y, X, yt, Xt, note = load_dataset(name)
         notes.append(f"- {name}: {X.shape[0]} training rows, {X.shape[1]} features, "
             f"{len(np.unique(y))} classes; test: {note}")
         for solver in [s for s in solvers_for(y) if s in solvers and f"{name}:{s}" not in skipped]:
-            r = bench_one(ours, solver, y, X, yt, Xt)
+            r = bench_one(libs, solver, y, X, yt, Xt)
+            calls = r.pop("calls")
             t = {k: statistics.median(v["time"]) for k, v in r.items()}
             first, up = r[f"ours-{t1}"], r["upstream"]
             ratios[solver].append(t[f"ours-{t1}"] / t["upstream"])
@@ -267,15 +344,29 @@ def main():
             # † marks a thread count whose model differs from -m t1's.
             same = {k: "" if np.allclose(v["objective"], first["objective"], rtol=1e-9, atol=0) else " †"
                 for k, v in r.items()}
-            cells = [name, str(solver)] + [f"{t[f'ours-{n}']:.3f}{same[f'ours-{n}']}" for n in THREADS]
-            cells += [f"{t['upstream']:.3f}", f"{t[f'ours-{t1}'] / t['upstream']:.2f}"]
+            cells = [name, str(solver)] + [f"{t[f'ours-{n}']:.4g}{same[f'ours-{n}']}" for n in THREADS]
+            base = f"base-{t1}"
+            if ARGS.base_lib:
+                cells.append(f"{t[base]:.4g}")
+                base_ratios[solver].append(t[base] / t["upstream"])
+            cells += [f"{t['upstream']:.4g}", f"{t[f'ours-{t1}'] / t['upstream']:.2f}"]
+            if ARGS.base_lib:
+                cells.append(f"{t[base] / t['upstream']:.2f}")
             for n in THREADS[1:]:
                 speedups[solver].append(t[f"ours-{t1}"] / t[f"ours-{n}"])
                 cells.append(f"{t[f'ours-{t1}'] / t[f'ours-{n}']:.2f}")
             fmt = ".6g" if solver in ol.REGRESSION else ".2f"
-            cells += [spread(first["objective"], ".8g") + cap[f"ours-{t1}"],
-                spread(up["objective"], ".8g") + cap["upstream"],
+            cells += [spread(first["objective"], ".8g") + cap[f"ours-{t1}"]]
+            if ARGS.base_lib:
+                cells.append(spread(r[base]["objective"], ".8g") + cap[base])
+            cells += [spread(up["objective"], ".8g") + cap["upstream"],
                 spread(first["score"], fmt), spread(up["score"], fmt)]
+            if ARGS.min_run > 0:
+                cells.append(str(calls))
+            if ARGS.orders > 0:
+                g, lo, hi = ratio_over_orders(libs, solver, y, X, yt, Xt)
+                order_ratios[solver].append(g)
+                cells.append(f"{g:.2f} ({lo:.2f} - {hi:.2f})")
             row = "| " + " | ".join(cells) + " |"
             print(row, flush=True)
             rows.append(row)
@@ -291,11 +382,16 @@ def main():
         "machine makes the times noisy, the multi-thread ones most.",
         f"- Python {platform.python_version()}, numpy {np.__version__}; upstream = liblinear-official "
         f"2.50.0 (its own compiled library, single-threaded); ours = {Path(ARGS.our_lib).name} at "
-        f"{', '.join(f'-m {n}' for n in THREADS)} (omp_set_num_threads before each train()).",
+        f"{', '.join(f'-m {n}' for n in THREADS)} (omp_set_num_threads before each train())"
+        + (f"; base = {ARGS.base_lib} at -m {t1}, in the same rotation." if ARGS.base_lib else "."),
         f"- Method: `make bench` (bench/run.py). Both libraries in one process, called through ctypes "
         f"with the same problem and parameter structs (C = 1, p = 0.1, nu = 0.5, default -e per solver, "
-        f"no bias); {ARGS.rounds} rounds in rotating order, median wall time of train() alone (no file "
-        "I/O). Upstream's rand() is reseeded to 1 before each of its runs, as in its train program.",
+        f"no bias); {ARGS.rounds} rounds in rotating order, median "
+        f"{'wall' if ARGS.clock == 'wall' else 'CPU (time.process_time)'} time of train() alone (no file "
+        "I/O). Upstream's rand() is reseeded to 1 before each of its runs, as in its train program."
+        + (f" Each timed run repeats train() until it lasts about {ARGS.min_run:g} s (calls per run: "
+           "from one untimed upstream call; the same for every kind) and counts the time per call."
+           if ARGS.min_run > 0 else ""),
         "- Objective, recomputed in numpy from each model: the primal 0.5 w.w + C sum loss (|w|_1 for "
         "-s 5, 6; summed over the one-vs-rest problems of multi-class sets; Crammer-Singer's primal for "
         "-s 4), and for -s 21 the dual 0.5 w.w that its log prints. Test: accuracy (%) for "
@@ -309,7 +405,16 @@ def main():
         "",
         "Geometric means per solver of ours(-m {0})/upstream: ".format(t1) + ", ".join(
             f"-s {s}: {geo(v):.2f}" for s, v in ratios.items() if v) + ".",
+        "Worst set per solver of ours(-m {0})/upstream: ".format(t1) + ", ".join(
+            f"-s {s}: {max(v):.2f}" for s, v in ratios.items() if v) + ".",
     ]
+    if ARGS.orders > 0:
+        lines.append(f"Geometric means per solver of ours(-m {t1})/upstream over {ARGS.orders} row orders: "
+            + ", ".join(f"-s {s}: {geo(v):.2f}" for s, v in order_ratios.items() if v) + "; worst set: "
+            + ", ".join(f"-s {s}: {max(v):.2f}" for s, v in order_ratios.items() if v) + ".")
+    if ARGS.base_lib:
+        lines.append("Geometric means per solver of base(-m {0})/upstream: ".format(t1) + ", ".join(
+            f"-s {s}: {geo(v):.2f}" for s, v in base_ratios.items() if v) + ".")
     if len(THREADS) > 1:
         lines.append(f"Geometric means per solver of the speedup -m {tn} over -m {t1}: " + ", ".join(
             f"-s {s}: {geo(v):.2f}" for s, v in speedups.items() if v) + ".")

@@ -58,6 +58,13 @@ struct l2r_objective {
 	double *part_sum;	/* parts.count: one part's share of a scalar sum */
 	struct columns columns;	/* by columns on several threads: X column-major; else empty */
 	double *row_coef;	/* l, with columns: each row's coefficient in H v */
+	/*
+	 * By row parts: acc_parts group k's rows with D != 0, ascending, from
+	 * in_h[begin of group k], in_h_count[k] of them (set with D by the
+	 * gradient; read by H v and diag(H)).
+	 */
+	int *in_h;
+	int *in_h_count;
 	double wTw, wTs, sTs;	/* over the regularised weights, for the line search */
 };
 

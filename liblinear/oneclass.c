@@ -18,6 +18,13 @@
  * up-set gradient, or at 0 with its gradient above every low-set gradient,
  * cannot move and leaves the active set until the shrunk problem is
  * solved; then the whole set comes back ("*") and is checked again.
+ *
+ * Speed: one pass both shrinks and lists the working-set candidates, the
+ * pair's x_i . x_j walks the two rows where they lie, and the chosen
+ * candidates are sorted by an inline quicksort rather than qsort's
+ * callbacks. None of it changes a result: the candidates' order is total
+ * (gradient, then row), so the rows chosen and their order are the same
+ * whatever order they are listed and sorted in.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -48,9 +55,8 @@ struct oneclass {
 	struct keyed_row *up;		/* working set: rows to raise (key G), */
 	struct keyed_row *low;		/* rows to lower (key -G) */
 
-	/* two rows' nonzeros, for x_i . x_j */
-	int *index_i, *index_j;
-	double *value_i, *value_j;
+	/* ROWS_CELLS: two rows' nonzeros, for x_i . x_j (else NULL) */
+	struct feature_node *cells_i, *cells_j;
 };
 
 static void oneclass_free(struct oneclass *s)
@@ -61,34 +67,29 @@ static void oneclass_free(struct oneclass *s)
 	free(s->order);
 	free(s->up);
 	free(s->low);
-	free(s->index_i);
-	free(s->index_j);
-	free(s->value_i);
-	free(s->value_j);
+	free(s->cells_i);
+	free(s->cells_j);
 }
 
 /* Allocates the state; returns false (with everything freed) when out of memory. */
 static bool oneclass_alloc(struct oneclass *s)
 {
 	size_t l = s->X->l > 0 ? (size_t)s->X->l : 1;
-	size_t max_nnz = 1;
-	for (int i = 0; i < s->X->l; i++) {
-		size_t nnz = (size_t)rows_nnz(s->X, i);
-		if (nnz > max_nnz)
-			max_nnz = nnz;
-	}
 	s->alpha = malloc(l * sizeof *s->alpha);
 	s->G = malloc(l * sizeof *s->G);
 	s->sqnorm = malloc(l * sizeof *s->sqnorm);
 	s->order = malloc(l * sizeof *s->order);
 	s->up = malloc(l * sizeof *s->up);
 	s->low = malloc(l * sizeof *s->low);
-	s->index_i = malloc(max_nnz * sizeof *s->index_i);
-	s->index_j = malloc(max_nnz * sizeof *s->index_j);
-	s->value_i = malloc(max_nnz * sizeof *s->value_i);
-	s->value_j = malloc(max_nnz * sizeof *s->value_j);
+	bool cells = s->X->kind == ROWS_CELLS;
+	if (cells) {
+		/* t cells, the bias and the end marker. */
+		size_t room = (size_t)s->X->t + 2;
+		s->cells_i = malloc(room * sizeof *s->cells_i);
+		s->cells_j = malloc(room * sizeof *s->cells_j);
+	}
 	if (!s->alpha || !s->G || !s->sqnorm || !s->order || !s->up || !s->low
-			|| !s->index_i || !s->index_j || !s->value_i || !s->value_j) {
+			|| (cells && (!s->cells_i || !s->cells_j))) {
 		oneclass_free(s);
 		return false;
 	}
@@ -126,23 +127,58 @@ static void oneclass_init(struct oneclass *s, double nu)
 	s->active_size = l;
 }
 
+/*
+ * Row i as feature nodes ended by index -1: a ROWS_SPARSE row where it
+ * lies, a ROWS_CELLS row written into room (rows_copy_row's indices and
+ * values).
+ */
+static const struct feature_node *oneclass_row(const struct oneclass *s, int i,
+	struct feature_node *room)
+{
+	const struct row_set *X = s->X;
+	if (X->kind == ROWS_SPARSE)
+		return X->x[i];
+	struct feature_node *f = room;
+	for (int c = 0; c < X->t; c++, f++) {
+		f->index = (int)((size_t)c * (size_t)X->psi + rows_cell(X, i, c) + 1);
+		f->value = X->cell_value;
+	}
+	if (X->bias >= 0) {
+		f->index = (int)rows_cell_bias_slot(X) + 1;
+		f->value = X->bias;
+		f++;
+	}
+	f->index = -1;
+	return room;
+}
+
 /* x_i . x_j, merging the two rows' ascending nonzeros. */
 static double oneclass_row_dot(struct oneclass *s, int i, int j)
 {
-	int ni = rows_nnz(s->X, i), nj = rows_nnz(s->X, j);
-	rows_copy_row(s->X, i, s->index_i, s->value_i);
-	rows_copy_row(s->X, j, s->index_j, s->value_j);
+	const struct feature_node *a = oneclass_row(s, i, s->cells_i);
+	const struct feature_node *b = oneclass_row(s, j, s->cells_j);
 	double dot = 0;
-	int a = 0, b = 0;
-	while (a < ni && b < nj) {
-		if (s->index_i[a] == s->index_j[b])
-			dot += s->value_i[a++] * s->value_j[b++];
-		else if (s->index_i[a] < s->index_j[b])
+	while (a->index != -1 && b->index != -1) {
+		if (a->index == b->index)
+			dot += (a++)->value * (b++)->value;
+		else if (a->index < b->index)
 			a++;
 		else
 			b++;
 	}
 	return dot;
+}
+
+/* The larger and smaller of two numbers that are never NaN here (libm's
+ * fmax and fmin are calls). */
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static inline double min2(double a, double b)
+{
+	return a < b ? a : b;
 }
 
 /* The extreme gradients of the active rows that may rise and may fall. */
@@ -158,26 +194,38 @@ static struct extremes oneclass_gradient(struct oneclass *s)
 		int t = s->order[p];
 		s->G[t] = rows_dot(s->X, t, s->w);
 		if (s->alpha[t] < 1)
-			e.min_up = fmin(e.min_up, s->G[t]);
+			e.min_up = min2(e.min_up, s->G[t]);
 		if (s->alpha[t] > 0)
-			e.max_low = fmax(e.max_low, s->G[t]);
+			e.max_low = max2(e.max_low, s->G[t]);
 	}
 	return e;
 }
 
-static void oneclass_shrink(struct oneclass *s, struct extremes e)
+/*
+ * Sets aside the active rows that cannot move, and lists the others that
+ * may rise (up, key G) and fall (low, key -G); returns their counts.
+ */
+static void oneclass_shrink_and_list(struct oneclass *s, struct extremes e, int *n_up, int *n_low)
 {
+	int nu = 0, nl = 0;
 	for (int p = 0; p < s->active_size; p++) {
 		int t = s->order[p];
-		bool stuck = (s->alpha[t] == 1 && s->G[t] < e.min_up)
-			|| (s->alpha[t] == 0 && s->G[t] > e.max_low);
+		double a = s->alpha[t], G = s->G[t];
+		bool stuck = (a == 1 && G < e.min_up) || (a == 0 && G > e.max_low);
 		if (stuck) {
 			int last = --s->active_size;
 			s->order[p] = s->order[last];
 			s->order[last] = t;
 			p--;
+			continue;
 		}
+		if (a < 1)
+			s->up[nu++] = (struct keyed_row){G, t};
+		if (a > 0)
+			s->low[nl++] = (struct keyed_row){-G, t};
 	}
+	*n_up = nu;
+	*n_low = nl;
 }
 
 /* Smaller key first; equal keys by row index, so the order is total. */
@@ -188,17 +236,57 @@ static bool keyed_before(const struct keyed_row *a, const struct keyed_row *b)
 	return a->row < b->row;
 }
 
-static int keyed_compare(const void *pa, const void *pb)
-{
-	const struct keyed_row *a = pa, *b = pb;
-	return keyed_before(a, b) ? -1 : keyed_before(b, a) ? 1 : 0;
-}
-
 static void swap_keyed(struct keyed_row *a, struct keyed_row *b)
 {
 	struct keyed_row t = *a;
 	*a = *b;
 	*b = t;
+}
+
+/* Below this many rows, sort_keyed inserts. */
+#define SORT_INSERTION 16
+
+/*
+ * Sorts v[0..count-1] by keyed_before: quicksort on the median of three,
+ * recursing into the smaller side only (depth O(log count)), insertion
+ * for short runs. The order is total, so the result is the one sorted
+ * order.
+ */
+static void sort_keyed(struct keyed_row *v, int count)
+{
+	while (count > SORT_INSERTION) {
+		int mid = count / 2, last = count - 1;
+		/* v[0] <= v[mid] <= v[last], then the median goes to the end as pivot. */
+		if (keyed_before(&v[mid], &v[0]))
+			swap_keyed(&v[mid], &v[0]);
+		if (keyed_before(&v[last], &v[0]))
+			swap_keyed(&v[last], &v[0]);
+		if (keyed_before(&v[last], &v[mid]))
+			swap_keyed(&v[last], &v[mid]);
+		swap_keyed(&v[mid], &v[last]);
+		int store = 0;
+		for (int i = 0; i < last; i++)
+			if (keyed_before(&v[i], &v[last]))
+				swap_keyed(&v[i], &v[store++]);
+		swap_keyed(&v[store], &v[last]);
+		/* v[0..store-1] < pivot = v[store] < v[store+1..count-1] */
+		int left = store, right = count - store - 1;
+		if (left < right) {
+			sort_keyed(v, left);
+			v += store + 1;
+			count = right;
+		} else {
+			sort_keyed(v + store + 1, right);
+			count = left;
+		}
+	}
+	for (int a = 1; a < count; a++) {
+		struct keyed_row x = v[a];
+		int b = a;
+		for (; b > 0 && keyed_before(&x, &v[b - 1]); b--)
+			v[b] = v[b - 1];
+		v[b] = x;
+	}
 }
 
 /*
@@ -224,7 +312,7 @@ static void select_first(struct keyed_row *v, int count, int q, struct rng *rng)
 		else
 			hi = store - 1;
 	}
-	qsort(v, (size_t)q, sizeof *v, keyed_compare);
+	sort_keyed(v, q);
 }
 
 /* How many pairs an outer iteration updates. */
@@ -263,17 +351,14 @@ static void oneclass_update_pair(struct oneclass *s, int i, int j)
 	rows_axpy(s->X, j, -step, s->w);
 }
 
-/* Picks the most violating rows of the active set and updates them in pairs. */
-static void oneclass_inner(struct oneclass *s, struct rng *rng)
+/*
+ * Shrinks the active set, picks the most violating rows of what is left
+ * and updates them in pairs.
+ */
+static void oneclass_inner(struct oneclass *s, struct extremes e, struct rng *rng)
 {
-	int n_up = 0, n_low = 0;
-	for (int p = 0; p < s->active_size; p++) {
-		int t = s->order[p];
-		if (s->alpha[t] < 1)
-			s->up[n_up++] = (struct keyed_row){s->G[t], t};
-		if (s->alpha[t] > 0)
-			s->low[n_low++] = (struct keyed_row){-s->G[t], t};
-	}
+	int n_up, n_low;
+	oneclass_shrink_and_list(s, e, &n_up, &n_low);
 	int q = oneclass_pairs_wanted(s->active_size);
 	if (q > n_up)
 		q = n_up;
@@ -303,9 +388,9 @@ static void oneclass_report(struct oneclass *s, double *rho)
 		if (s->alpha[t] > 0)
 			nSV++;
 		if (s->alpha[t] == 0)
-			upper = fmin(upper, G);
+			upper = min2(upper, G);
 		else if (s->alpha[t] == 1)
-			lower = fmax(lower, G);
+			lower = max2(lower, G);
 		else {
 			n_free++;
 			free_sum += G;
@@ -337,8 +422,7 @@ int solve_oneclass_svm(const struct row_set *X, double nu, double eps, int max_i
 			info("*");
 			continue;
 		}
-		oneclass_shrink(&s, e);
-		oneclass_inner(&s, rng);
+		oneclass_inner(&s, e, rng);
 		iter++;
 		if (iter % 10 == 0)
 			info(".");

@@ -48,6 +48,10 @@ L1_REGULARISED = {5, 6}
 # Solvers that may leave the bias out of the regulariser (-R).
 UNREGULARISED_BIAS_OK = {0, 2, 5, 6, 11}
 
+# Solvers whose upstream result depends on rand() (they visit variables
+# in a shuffled order); ours draw from another generator (common/rng.h).
+RANDOMIZED = {1, 3, 4, 5, 6, 7, 12, 13, 21}
+
 MAX_ITER_TEXT = "reaching max number of iterations"
 SWITCH_TEXT = "Switching to use -s 2"
 
@@ -510,16 +514,16 @@ class Upstream:
         # Kept alive here: the C library holds a pointer to it.
         self._printer = PRINT_STRING_FUN(lambda s: self._log.append(s.decode()))
 
-    def train(self, data_path, options, model_path):
+    def train(self, data_path, options, model_path, seed=1):
         """Trains like `train options data_path model_path`; returns the log.
-        rand() is reseeded to 1 first, as in a fresh upstream train process,
-        so that its randomized solvers give what upstream's train gives,
-        whatever ran before in this process."""
+        rand() is reseeded to `seed` first (1: as in a fresh upstream train
+        process), so that its randomized solvers give what upstream's train
+        gives, whatever ran before in this process."""
         y, x = svm_read_problem(str(data_path), return_scipy=True)
         param = parameter(options)
         param.print_func = self._printer
         self._log.clear()
-        LIBC.srand(1)
+        LIBC.srand(seed)
         m = upstream_train(problem(y, x), param)
         save_model(str(model_path), m)
         return "".join(self._log)

@@ -95,15 +95,37 @@ def test_objectives_and_weights_agree(case, judged):
                 f"sub-problem {k}: |w ours - w upstream| {distance:.3g} > {allowed:.3g}"
 
 
+# rand() seeds whose upstream models show how far a randomized solver's
+# accuracy moves with the visiting order alone.
+UPSTREAM_SEEDS = range(1, 11)
+
+
 @pytest.mark.parametrize("case", CLASSIFICATION_CASES, ids=str)
-def test_test_accuracy_within_half_a_point(case, trained, dataset_arrays, upstream, our_predictions):
+def test_test_accuracy_within_half_a_point(case, trained, dataset_arrays, upstream, our_predictions,
+        tmp_path):
+    """Within half a point of upstream's accuracy. A randomized solver stops
+    at a point that depends on its visiting order, and ours shuffles with
+    another generator than upstream's rand(): on a small test set (heart:
+    270 rows, 0.37 points each) upstream itself moves by more than half a
+    point from one rand() seed to the next (-s 4 -B 1: 84.4% to 85.6%). So
+    a randomized solver that misses upstream's seed-1 accuracy must lie
+    within half a point of the range upstream's own seeds give."""
     t = trained(case)
     y_test, _ = dataset_arrays(case.dataset, case.test_stem)
     _, lines = our_predictions(t.test_path, t.ours_model)
     ours = ol.accuracy(np.array([float(v) for v in lines]), y_test)
     up_labels, _ = upstream.predict(t.test_path, t.up_model)
     up = ol.accuracy(up_labels, y_test)
-    assert abs(ours - up) <= 0.5, f"ours {ours:.4f}% upstream {up:.4f}%"
+    if abs(ours - up) <= 0.5 or case.solver not in ol.RANDOMIZED:
+        assert abs(ours - up) <= 0.5, f"ours {ours:.4f}% upstream {up:.4f}%"
+        return
+    seen = []
+    for seed in UPSTREAM_SEEDS:
+        model_path = tmp_path / f"up{seed}.model"
+        upstream.train(t.train_path, case.train_options, model_path, seed=seed)
+        seen.append(ol.accuracy(upstream.predict(t.test_path, model_path)[0], y_test))
+    assert min(seen) - 0.5 <= ours <= max(seen) + 0.5, \
+        f"ours {ours:.4f}%, upstream {min(seen):.4f}% to {max(seen):.4f}% over rand() seeds"
 
 
 def regression_metrics(predicted, y):

@@ -245,6 +245,31 @@ START_TEST(svc_subgradient_conditions)
 }
 END_TEST
 
+START_TEST(svc_backtracking_reaches_optimum)
+{
+	/*
+	 * Large costs make the Newton steps overshoot (the generalised second
+	 * derivative counts only rows with positive slack, and a step pushes
+	 * many rows across 0): the line search rejects exact trials, halves
+	 * and accepts a later trial or a trial on the curvature bound, each
+	 * time restoring or keeping the slacks it wrote. A slip there leaves
+	 * r off the true slacks and the subgradient conditions unmet.
+	 */
+	struct problem_buf p;
+	random_problem(&p, 64, 10, true, 41);
+	struct row_set X = view(&p);
+	const double costs[3] = {3, 10, 30};
+	for (int c = 0; c < 3; c++) {
+		double w[17], zero[17] = {0};
+		ck_assert_int_eq(solve(solve_l1r_l2_svc, &X, p.y, costs[c], costs[c] / 2, 1e-8, 1, 5, w),
+			SOLVER_OK);
+		double at_zero = worst_violation(&X, p.y, costs[c], costs[c] / 2, SQUARED_HINGE, 1, zero);
+		double at_w = worst_violation(&X, p.y, costs[c], costs[c] / 2, SQUARED_HINGE, 1, w);
+		ck_assert_double_le(at_w, 1e-6 * at_zero);
+	}
+}
+END_TEST
+
 START_TEST(lr_subgradient_conditions)
 {
 	check_optimal(solve_l1r_lr, LOGISTIC, 0.4, 0.4, false, 1, 21);
@@ -426,6 +451,7 @@ static Suite *l1_suite(void)
 	tcase_add_test(tc, lr_one_feature_by_hand);
 	tcase_add_test(tc, unregularised_bias_by_hand);
 	tcase_add_test(tc, svc_subgradient_conditions);
+	tcase_add_test(tc, svc_backtracking_reaches_optimum);
 	tcase_add_test(tc, lr_subgradient_conditions);
 	tcase_add_test(tc, same_seed_same_weights);
 	tcase_add_test(tc, cell_rows_match_sparse_rows);

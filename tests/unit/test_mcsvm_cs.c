@@ -134,6 +134,49 @@ START_TEST(random_problem_closes_duality_gap)
 }
 END_TEST
 
+START_TEST(bounded_rows_close_duality_gap)
+{
+	/*
+	 * Noisy classes and a small C put most rows at alpha_i^{y_i} = C, where
+	 * shrinking sets y_i itself aside and later sub-problems solve the
+	 * other classes alone against the fixed C; the optimum must not move.
+	 * Two classes (where each bounded row then retires) and five.
+	 */
+	enum { L = 200, N = 5 };
+	const int ks[2] = {2, 5};
+	for (int c = 0; c < 2; c++) {
+		int k = ks[c], y[L];
+		double *a = random_problem(L, N, k, 31 + (uint64_t)c, y);
+		/*
+		 * Flip a third of the labels: those rows cannot be fitted. A
+		 * constant last feature leaves no row empty (an empty row keeps
+		 * alpha = 0 and its loss C would open the gap).
+		 */
+		for (int i = 0; i < L; i++) {
+			if (i % 3 == 0)
+				y[i] = (y[i] + 1) % k;
+			a[i * N + N - 1] = 1;
+		}
+		struct dense_rows d;
+		struct row_set X = make_rows(&d, a, L, N);
+		double C[5] = {0.05, 0.1, 0.05, 0.2, 0.05}, w[N * 5];
+		struct rng g;
+		rng_seed(&g, 4);
+		start_capture();
+		ck_assert_int_eq(solve_mcsvm_cs(&X, y, k, C, 1e-9, 100000, &g, w), SOLVER_OK);
+		double dual = printed_number("Objective value = ");
+		double p = primal(&X, y, k, C, w);
+		ck_assert_double_ge(p + dual, -1e-6);
+		ck_assert_double_le(p + dual, 1e-6 * (1 + fabs(p)));
+		/* Most rows are bounded: nSV counts at least two alphas for each. */
+		ck_assert_int_ge((int)printed_number("nSV = "), L);
+		set_print_string_function(NULL);
+		free_rows(&d);
+		free(a);
+	}
+}
+END_TEST
+
 START_TEST(orthogonal_rows_show_feasible_alphas)
 {
 	/*
@@ -319,6 +362,7 @@ static Suite *mcsvm_cs_suite(void)
 	tcase_add_test(tc, two_points_hand_solved);
 	tcase_add_test(tc, orthogonal_three_classes_hand_solved);
 	tcase_add_test(tc, random_problem_closes_duality_gap);
+	tcase_add_test(tc, bounded_rows_close_duality_gap);
 	tcase_add_test(tc, orthogonal_rows_show_feasible_alphas);
 	tcase_add_test(tc, zero_row_is_left_alone);
 	tcase_add_test(tc, messages_and_iteration_cap);

@@ -4,7 +4,9 @@
  * against direct solver calls on the grouped rows), warnings, refusals,
  * bias handling, cross-validation folds and the parameter search.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include "unit.h"
 #include "dual_fixtures.h"
 #include "api_fixtures.h"
@@ -125,8 +127,23 @@ START_TEST(refuses_bad_labels_indices_and_solvers)
 	err = stderr_capture_end();
 	ck_assert_ptr_null(m);
 	ck_assert_str_eq(err, "ERROR: feature index 2 of row 2 is outside 1..1\n");
-
 	t.nodes[1][0].index = 1;
+
+	/* Below 1 too: 0, a negative index, the most negative int (which the
+	 * check's unsigned wrap must still catch). */
+	const int below[3] = { 0, -7, INT_MIN };
+	for (int b = 0; b < 3; b++) {
+		t.nodes[2][0].index = below[b];
+		stderr_capture_start();
+		m = train(&t.prob, &param);
+		err = stderr_capture_end();
+		ck_assert_ptr_null(m);
+		char want[96];
+		snprintf(want, sizeof want, "ERROR: feature index %d of row 3 is outside 1..1\n", below[b]);
+		ck_assert_str_eq(err, want);
+	}
+	t.nodes[2][0].index = 1;
+
 	param.solver_type = 8;
 	stderr_capture_start();
 	m = train(&t.prob, &param);
