@@ -151,7 +151,7 @@ def test_ikmap_tool_refuses_negative_build_rows(data, tmp_path):
 
 @pytest.mark.parametrize("options,message", [
     ("-k minmax -g 12", "power of two"), ("-k acos -g 2", "-g cannot be used with -k acos"),
-    ("-k anne -S 2", "for -k minmax and acos only"),
+    ("-k anne -S 5", "-S needs 0"),
 ])
 def test_ikmap_tool_refuses_bad_combinations(data, tmp_path, options, message):
     out = tmp_path / "map.ik"

@@ -125,7 +125,7 @@ def test_anne_scale_2_is_anne_on_rows_divided_by_their_range(binaries, data, tmp
     same sampled rows: sampling never looks at values)."""
     train, predict = binaries
     tr, te = split_heart(data, tmp_path)
-    X, _ = ol.read_libsvm(tr)
+    _, X = ol.read_libsvm(tr)
     dense = X.toarray()
     lo, hi = np.minimum(dense.min(axis=0), 0), np.maximum(dense.max(axis=0), 0)
     span = hi - lo
