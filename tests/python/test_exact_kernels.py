@@ -136,8 +136,10 @@ def test_estimator_defaults_and_refusals(heart):
     row, feature = first_negative(X)
     with pytest.raises(ValueError, match=r"row %d: feature %d is negative" % (row, feature)):
         IsolationKernel(kernel="minmax", t=10).fit(X)
-    with pytest.raises(ValueError, match="is for -k anne"):
-        IKLinearClassifier(kernel="minmax", t=10, scale=True).fit(abs(X), y)
+    # every -S for every kernel now (issue 28): max-abs min-max is a model like any other
+    IKLinearClassifier(kernel="minmax", t=10, scale=True).fit(abs(X), y)
+    with pytest.raises(ValueError, match="scale must be None, a bool, 0..4"):
+        IKLinearClassifier(kernel="minmax", t=10, scale=7).fit(abs(X), y)
 
 
 # ---------------------------------------------------------------- with real maps
