@@ -202,10 +202,10 @@ struct ikmap_params {
 struct ikmap;
 
 /*
- * Builds a map from rows[0..n-1] of dimension d; NULL on error. Min-max
- * and acos read the rows only to check them (a min-max map without scale
- * 2 refuses a negative value, naming its row and feature) and for scale
- * 2's minima and ranges.
+ * Builds a map from rows[0..n-1] of dimension d; NULL on error. A
+ * negative value where ikmap_needs_nonnegative (min-max without scale 2,
+ * any map under scale 4) is refused, err naming its row and feature. Min-max
+ * and acos read the rows only to check them and for the scales' statistics.
  */
 struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *params, char *err);
@@ -213,10 +213,10 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 /*
  * Maps rows[0..count-1] to cells (count * t elements of ikmap_cell_size
  * bytes). threads <= 0: the OpenMP default. Returns 0, -1 when out of
- * memory (err says so), or, for min-max and acos maps only, -2 when a
- * value (of a feature <= d) is not finite or, min-max without scale 2,
- * negative (err names the first one, its row counted from 1; no cell is
- * written then).
+ * memory (err says so), or -2 when a value (of a feature <= d) is not
+ * finite (min-max and acos maps, and any map under scale 4) or negative
+ * where ikmap_needs_nonnegative (err names the first one, its row counted
+ * from 1; no cell is written then).
  */
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err);
@@ -244,9 +244,9 @@ int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size
  * rows of cols columns (ld >= cols; columns above the map's dim are
  * ignored) as ikmap_map_on; it returns 0, -1 (out of memory, or the
  * GPU as ikmap_map_on) or -2 when a value, in any column, is not finite,
- * or a min-max map without scale 2 meets a negative value in columns
- * 1..d (err names the first one; row-major order). ikmap_build_dense
- * refuses such a negative value too.
+ * or a map that refuses negatives (ikmap_needs_nonnegative) meets one in
+ * columns 1..d (err names the first one; row-major order).
+ * ikmap_build_dense refuses such a negative value too.
  */
 int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld);
 struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
@@ -286,8 +286,9 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
  */
 #define IKMAP_MAX_DIM (INT_MAX - 1)
 /*
- * A scaled aNNE map stores d factors (8 bytes each) in its file and
- * memory, so ikmap_build refuses one wider than 2^25 - 2 = 33554430 (256
+ * A map that stores factors (every scaled map but iForest's) keeps d
+ * factors (8 bytes each; 2 d for min-max and acos under scale 2) in its
+ * file and memory, so ikmap_build refuses one wider than 2^25 - 2 = 33554430 (256
  * MiB of factors; kdd2010's 29.9M features fit): map wider data unscaled.
  * Loading needs no such cap, the factors being counted in the file's size.
  */
