@@ -91,18 +91,21 @@ enum lik_device { LIK_DEVICE_CPU = 0, LIK_DEVICE_GPU = 1, LIK_DEVICE_AUTO = 2 };
  * The map's parameters: the CLI's -k -t -g -r -S -d -m. For minmax and
  * acos, t is the number k of samples (1..65536) and psi the cells of
  * each: minmax 2^b, a power of two from 16 to 65536 (not capped by the
- * rows); acos 2 (0 is taken as 2). scale 2 (min-max to [0, 1] per feature
- * over the build rows, stored with the map, later values clipped) is for
- * minmax and acos only, scale 1 for anne (iforest ignores it); other
- * combinations are LIK_EINVAL. Without scale 2, minmax refuses a negative
- * value (LIK_EDATA, naming the row within the call and the feature).
+ * rows); acos 2 (0 is taken as 2). scale (-S, issue 28; every code for
+ * every kernel, stored with the map, applied alike to training and later
+ * rows): 0 none; 1 divide by max |x|; 2 min-max (anne: divide by the
+ * range; minmax and acos: to [0, 1], later values clipped); 3 divide by
+ * the standard deviation; 4 log1p, then as 1. iforest ignores 1-3 (no
+ * split changes) and applies 4. Other codes are LIK_EINVAL. A negative
+ * value is LIK_EDATA (naming the row within the call and the feature)
+ * under scale 4, and for minmax under every scale but 2.
  */
 struct lik_map_params {
 	int kernel;		/* enum lik_kernel */
 	int t;			/* partitionings or samples, >= 1 (-t) */
 	int psi;		/* rows sampled per partitioning, 1..rows; minmax/acos: cells (-g) */
 	uint64_t seed;		/* -r */
-	int scale;		/* 1: max-abs scaling (anne); 2: min-max to [0, 1] (minmax, acos) (-S) */
+	int scale;		/* 0..4, see above (-S) */
 	int device;		/* enum lik_device, where rows are mapped (-d) */
 	int threads;		/* -m; <= 0: OpenMP's default */
 };

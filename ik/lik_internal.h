@@ -85,11 +85,17 @@ int lik_map_params_cells(const struct lik_map_params *p);
 /*
  * The first negative value of rows[0..n-1] at a feature index <= dim:
  * 1 with *row (0-based) and *feature set, else 0. -k minmax refuses such
- * values unless it min-max scales (scale 2).
+ * values unless it min-max scales (scale 2), every kernel under scale 4
+ * (ikmap_needs_nonnegative).
  */
 int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size_t *row,
 	int *feature);
-/* LIK_EDATA naming such a value's row (0-based row: printed 1-based, within the call) and feature. -1. */
+/*
+ * LIK_EDATA naming such a value's row (0-based row: printed 1-based,
+ * within the call) and feature, and why (ikmap_nonnegative_reason). -1.
+ */
+int lik_fail_negative_why(struct lik_error *err, size_t row, int feature, const char *why);
+/* lik_fail_negative_why with -k minmax's reason (its callers predate -S 4). */
 int lik_fail_negative(struct lik_error *err, size_t row, int feature);
 
 /*

@@ -130,20 +130,15 @@ int lik_map_params_check(const struct lik_map_params *p, struct lik_error *err)
 			p->t, psi, INT_MAX - 2);
 		return -1;
 	}
-	if (p->scale < 0 || p->scale > 2) {
-		lik_fail(err, LIK_EINVAL, "scale (-S %d) must be 0, 1 or 2", p->scale);
-		return -1;
-	}
-	/* issue 28 brings min-max scaling to the IK maps; until then ikmap refuses it there */
-	if (p->scale == 2 && !exact) {
-		lik_fail(err, LIK_EINVAL, "scale 2 (-S 2, min-max to [0, 1]) is for -k minmax and acos"
-			" only; -k %s takes -S 0 or 1", name);
-		return -1;
-	}
-	/* max-abs scaling is aNNE's (ikmap.h); silently ignoring it here would hide a mistake */
-	if (p->scale == 1 && exact) {
-		lik_fail(err, LIK_EINVAL, "scale 1 (-S 1, max-abs) is for -k anne; -k %s takes -S 0"
-			" or 2 (min-max to [0, 1])", name);
+	/*
+	 * The one rule (issue 28, ikmap.h's Scaling): every transform 0..4 for
+	 * every kernel. What needs non-negative data (-S 4; -k minmax but under
+	 * -S 2) is a property of the rows, checked where they are read.
+	 */
+	(void)name;
+	if (p->scale < 0 || p->scale > 4) {
+		lik_fail(err, LIK_EINVAL, "scale (-S %d) must be 0 (none), 1 (max-abs), 2 (min-max),"
+			" 3 (standard deviation) or 4 (log1p, then max-abs)", p->scale);
 		return -1;
 	}
 	if (lik_device_of(p->device, &device, err) != 0)
@@ -179,9 +174,9 @@ int lik_map_params_cells(const struct lik_map_params *p)
 }
 
 /*
- * -k minmax without scale 2 needs non-negative values (ikmap refuses
- * others too, but only the caller knows what a row is called: a line of
- * a file, a row of a matrix). The first negative value among rows[0..n-1]
+ * -k minmax without scale 2, and every kernel under scale 4 (log1p), need
+ * non-negative values (ikmap refuses others too, but only the caller knows
+ * what a row is called: a line of a file, a row of a matrix). The first negative value among rows[0..n-1]
  * at an index <= dim (the map ignores the others): 0 when there is none,
  * else 1 with *row (0-based) and *feature set.
  */
@@ -198,11 +193,16 @@ int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size
 	return 0;
 }
 
+int lik_fail_negative_why(struct lik_error *err, size_t row, int feature, const char *why)
+{
+	lik_fail(err, LIK_EDATA, "row %zu: feature %d is negative: %s", row + 1, feature, why);
+	return -1;
+}
+
 int lik_fail_negative(struct lik_error *err, size_t row, int feature)
 {
-	lik_fail(err, LIK_EDATA, "row %zu: feature %d is negative: -k minmax needs non-negative"
-		" values (or scale 2, -S 2, min-max scaling to [0, 1])", row + 1, feature);
-	return -1;
+	return lik_fail_negative_why(err, row, feature, "-k minmax needs non-negative values (or"
+		" scale 2, -S 2, min-max scaling to [0, 1])");
 }
 
 /*
@@ -308,9 +308,10 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 	size_t bad_row;
 	int bad_feature;
 	struct ikmap *map = NULL;
-	if (p.method == IKMAP_MINMAX && p.scale != 2
+	if (ikmap_needs_nonnegative(p.method, p.scale)
 		&& lik_first_negative(rows, (size_t)prob->l, dim, &bad_row, &bad_feature))
-		lik_fail_negative(err, bad_row, bad_feature);
+		lik_fail_negative_why(err, bad_row, bad_feature,
+			ikmap_nonnegative_reason(p.method, p.scale));
 	else if ((map = ikmap_build(rows, prob->l, dim, &p, why)) == NULL)
 		lik_fail_ikmap(err, LIK_EDATA, why);
 	if (rows != prob->x) {
@@ -342,9 +343,10 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 		return 0;
 	size_t bad_row;
 	int bad_feature;
-	if (ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2
+	if (ikmap_needs_nonnegative(ikmap_method(map), ikmap_scaled(map))
 		&& lik_first_negative(rows, count, ikmap_dim(map), &bad_row, &bad_feature))
-		return lik_fail_negative(err, bad_row, bad_feature);
+		return lik_fail_negative_why(err, bad_row, bad_feature,
+			ikmap_nonnegative_reason(ikmap_method(map), ikmap_scaled(map)));
 	char why[IKMAP_ERR_SIZE];
 	int status = ikmap_map_on(map, rows, count, cells, threads, on, why);
 	if (status != 0) {
@@ -432,11 +434,12 @@ struct lik_map *lik_map_build_dense(const double *x, size_t n, size_t cols, size
 		return NULL;
 	}
 	struct ikmap_params p = ikmap_params_of(params);
-	if (p.method == IKMAP_MINMAX && p.scale != 2)
+	if (ikmap_needs_nonnegative(p.method, p.scale))
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < dim; j++)
 				if (x[i * ld + (size_t)j] < 0) {
-					lik_fail_negative(err, i, j + 1);
+					lik_fail_negative_why(err, i, j + 1,
+						ikmap_nonnegative_reason(p.method, p.scale));
 					return NULL;
 				}
 	char why[IKMAP_ERR_SIZE];
@@ -467,12 +470,14 @@ int lik_map_rows_dense(const struct lik_map *map, const double *x, size_t count,
 	if (lik_device_of(device, &on, err) != 0)
 		return -1;
 	const struct ikmap *im = map->map;
-	if (ikmap_method(im) == IKMAP_MINMAX && ikmap_scaled(im) != 2) {
+	if (ikmap_needs_nonnegative(ikmap_method(im), ikmap_scaled(im))) {
 		size_t dim = (size_t)ikmap_dim(im) < cols ? (size_t)ikmap_dim(im) : cols;
 		for (size_t i = 0; i < count; i++)
 			for (size_t j = 0; j < dim; j++)
 				if (x[i * ld + j] < 0)
-					return lik_fail_negative(err, i, (int)j + 1);
+					return lik_fail_negative_why(err, i, (int)j + 1,
+						ikmap_nonnegative_reason(ikmap_method(im),
+							ikmap_scaled(im)));
 	}
 	char why[IKMAP_ERR_SIZE];
 	/* 16-bit cells into the buffer's first half, then widened, as lik_map_rows does */

@@ -283,7 +283,7 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 			f++;
 		double v = -mean[j];
 		if (f->index == j)
-			v = f->value * ikmap_factor(map, j) - mean[j];
+			v = ikmap_apply(map, j, f->value) - mean[j];
 		sq += v * v;
 		out[j - 1] = (float)v;
 	}
@@ -311,7 +311,7 @@ static double pack_dense_row(const struct ikmap *map, const double *x, int cols,
 		double xv = x[j - 1];
 		double v = -mean[j];
 		if (xv != 0)
-			v = xv * ikmap_factor(map, j) - mean[j];
+			v = ikmap_apply(map, j, xv) - mean[j];
 		sq += v * v;
 		out[j - 1] = (float)v;
 		probe += xv * 0.0;	/* NaN once any value is infinite or NaN */

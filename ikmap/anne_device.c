@@ -155,7 +155,7 @@ static double centred_row(const struct ikmap *map, const double *mean, const str
 			sq += mean[next] * mean[next];
 			out[next - 1] = flushed_float(-mean[next]);
 		}
-		double v = f->value * ikmap_factor(map, j) - mean[j];
+		double v = ikmap_apply(map, j, f->value) - mean[j];
 		sq += v * v;
 		out[j - 1] = flushed_float(v);
 		next = j + 1;

@@ -110,7 +110,7 @@ double ikmap_reference_distance(const struct ikmap *map, const struct feature_no
 			continue;
 		for (; e < cn && ci[e] < j; e++)
 			sum += cv[e] * cv[e];
-		double diff = f->value * ikmap_factor(map, j);
+		double diff = ikmap_apply(map, j, f->value);
 		if (e < cn && ci[e] == j)
 			diff -= cv[e++];
 		sum += diff * diff;

@@ -56,7 +56,7 @@ static int scale_samples(struct ikmap *map)
 	for (int s = 0; s < u; s++) {
 		double sq = 0;
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
-			double v = map->sample_value[e] * ikmap_factor(map, map->sample_index[e]);
+			double v = ikmap_apply(map, map->sample_index[e], map->sample_value[e]);
 			map->sample_scaled[e] = v;
 			sq += v * v;
 		}

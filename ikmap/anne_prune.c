@@ -503,7 +503,7 @@ static double row_z(const struct ikmap_prune *pr, const struct kernels *kn, int 
 		if (f->index < 1 || f->index > dim)
 			continue;
 		feature[nnz] = f->index;
-		value[nnz++] = f->value * ikmap_factor(map, f->index);
+		value[nnz++] = ikmap_apply(map, f->index, f->value);
 	}
 	double y[PRUNE_DIRS];
 	kn->project(pr->pt, feature, value, nnz, y);
@@ -768,7 +768,7 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 			f++;
 		double v = -mean[j];
 		if (f->index == j)
-			v = f->value * ikmap_factor(map, j) - mean[j];
+			v = ikmap_apply(map, j, f->value) - mean[j];
 		sq += v * v;
 		out[j - 1] = (float)v;
 	}

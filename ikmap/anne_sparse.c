@@ -31,7 +31,7 @@ static double accumulate(const struct ikmap *map, const struct feature_node *x, 
 		int j = f->index;
 		if (j < 1 || j > map->dim)
 			continue;
-		double v = f->value * ikmap_factor(map, j);
+		double v = ikmap_apply(map, j, f->value);
 		sq += v * v;
 		int key = ikmap_feature_key(map, j);
 		if (key < 0)

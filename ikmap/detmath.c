@@ -63,3 +63,22 @@ double det_log(double x)
 	double de = (double)e;
 	return de * LN2_HI + (de * LN2_LO + logm);
 }
+
+/*
+ * det_log1p: u = 1 + x rounded; where u is 1, x is below half an ulp of 1
+ * and log(1 + x) = x - x^2/2 + ... rounds to x. Otherwise log(u) is the
+ * exact logarithm of a nearby point, and the slope x / (u - 1) corrects
+ * for the rounding of 1 + x (Goldberg's classic identity: the ratio
+ * log(u) / (u - 1) varies slowly, so evaluating it at u instead of 1 + x
+ * costs a few ulp only). The division is done first so that log(u) * x
+ * cannot overflow for x near the largest double (x / (u - 1) is about 1).
+ */
+double det_log1p(double x)
+{
+	if (!(x > -1.0) || x > 1.79769313486231570815e+308)
+		return NAN;
+	double u = 1.0 + x;
+	if (u == 1.0)
+		return x;
+	return det_log(u) * (x / (u - 1.0));
+}

@@ -75,8 +75,9 @@ static void grower_free(struct grower *g)
 	free(g->stack);
 }
 
-static int grower_init(struct grower *g, struct feature_node *const *rows, const int *drawn,
-	int psi)
+/* The drawn rows' values as the map sees them (-S 4: log1p; transform.h). */
+static int grower_init(struct grower *g, const struct ikmap *map, struct feature_node *const *rows,
+	const int *drawn, int psi)
 {
 	memset(g, 0, sizeof *g);
 	g->npoints = psi;
@@ -110,7 +111,7 @@ static int grower_init(struct grower *g, struct feature_node *const *rows, const
 		g->start[p] = at;
 		for (const struct feature_node *f = rows[drawn[p]]; f->index != -1; f++, at++) {
 			g->lid[at] = local_id(g, f->index);
-			g->val[at] = f->value;
+			g->val[at] = ikmap_apply(map, f->index, f->value);
 		}
 		g->perm[p] = p;
 	}
@@ -247,7 +248,8 @@ static void grow(struct grower *g, struct rng *r, struct tree *tr)
 	}
 }
 
-static int grow_tree(struct feature_node *const *rows, const int *drawn, int psi, struct rng *r,
+static int grow_tree(const struct ikmap *map, struct feature_node *const *rows, const int *drawn,
+	int psi, struct rng *r,
 	struct tree *tr)
 {
 	/* Isolating psi points takes psi - 1 splits: at most 2 psi - 1 nodes. */
@@ -257,7 +259,7 @@ static int grow_tree(struct feature_node *const *rows, const int *drawn, int psi
 	tr->split = malloc(room * sizeof(double));
 	struct grower g = { 0 };
 	int status = -1;
-	if (tr->feature && tr->child && tr->split && !grower_init(&g, rows, drawn, psi)) {
+	if (tr->feature && tr->child && tr->split && !grower_init(&g, map, rows, drawn, psi)) {
 		grow(&g, r, tr);
 		status = 0;
 	}
@@ -301,7 +303,7 @@ int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 	int failed = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
 	for (int k = 0; k < map->t; k++)
-		failed |= grow_tree(rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
+		failed |= grow_tree(map, rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
 			&trees[k]) != 0;
 	if (!failed)
 		failed = concatenate(map, trees);
@@ -396,7 +398,7 @@ int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, 
 			for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
 				int slot = split_slot(map, f->index);
 				if (slot >= 0)
-					value[slot] = f->value;
+					value[slot] = ikmap_apply(map, f->index, f->value);
 			}
 			for (int k = 0; k < map->t; k++)
 				ikmap_put_cell(map, cells, i * (size_t)map->t + (size_t)k,

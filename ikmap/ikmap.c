@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include "ikmap_impl.h"
 
+/* The factors of scales 2-4 are computed here and stored: the Makefile compiles this file with
+ * -ffp-contract=off, and clang builds that compile it themselves get the same from this pragma. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 const char *ikmap_method_name(enum ikmap_method method)
 {
 	switch (method) {
@@ -53,12 +59,20 @@ static int check_kernel_params(const struct ikmap_params *p, char *err)
 		ikmap_error(err, "-k acos: a projection has 2 cells (psi %d given)", p->psi);
 		return -1;
 	}
-	if (p->scale != 0 && p->scale != 2) {
-		ikmap_error(err, "-k %s: scale %d is not available (0: none, 2: min-max to [0, 1])",
-			name, p->scale);
-		return -1;
-	}
 	return 0;
+}
+
+int ikmap_needs_nonnegative(enum ikmap_method method, int scale)
+{
+	return scale == 4 || (method == IKMAP_MINMAX && scale != 2);
+}
+
+const char *ikmap_nonnegative_reason(enum ikmap_method method, int scale)
+{
+	if (scale == 4)
+		return "-S 4 (log1p) needs non-negative data";
+	(void)method;
+	return "-k minmax needs non-negative data (or -S 2)";
 }
 
 static int check_params(int n, int d, const struct ikmap_params *p, char *err)
@@ -69,9 +83,9 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 	}
 	if (is_kernel(p->method) && check_kernel_params(p, err))
 		return -1;
-	if (!is_kernel(p->method) && (p->scale < 0 || p->scale > 1)) {
-		ikmap_error(err, "-k %s: scale %d is not available (0: none, 1: max-abs;"
-			" min-max to [0, 1] is for -k minmax and -k acos)",
+	if (p->scale < 0 || p->scale > 4) {
+		ikmap_error(err, "-k %s: scale %d is not available (0: none, 1: max-abs, 2: min-max,"
+			" 3: standard deviation, 4: log1p then max-abs)",
 			ikmap_method_name(p->method), p->scale);
 		return -1;
 	}
@@ -87,8 +101,7 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		ikmap_error(err, "%d features: a map can have at most %d", d, IKMAP_MAX_DIM);
 		return -1;
 	}
-	if (((p->scale && p->method == IKMAP_ANNE) || (p->scale == 2 && is_kernel(p->method)))
-		&& d > IKMAP_MAX_SCALED_DIM) {
+	if (ikmap_stores_factors(p->method, p->scale) && d > IKMAP_MAX_SCALED_DIM) {
 		ikmap_error(err, "%d features: a scaled map stores a factor per feature and can have"
 			" at most %d; map wider data unscaled", d, IKMAP_MAX_SCALED_DIM);
 		return -1;
@@ -108,7 +121,7 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 static int check_rows(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *p, char *err)
 {
-	int refuse_negative = p->method == IKMAP_MINMAX && p->scale != 2;
+	int refuse_negative = ikmap_needs_nonnegative(p->method, p->scale);
 	for (int i = 0; i < n; i++) {
 		int prev = 0;
 		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
@@ -127,8 +140,8 @@ static int check_rows(struct feature_node *const *rows, int n, int d,
 				return -1;
 			}
 			if (refuse_negative && f->value < 0) {
-				ikmap_error(err, "row %d: feature %d is negative (%g): -k minmax needs"
-					" non-negative data (or -S 2)", i + 1, f->index, f->value);
+				ikmap_error(err, "row %d: feature %d is negative (%g): %s", i + 1,
+					f->index, f->value, ikmap_nonnegative_reason(p->method, p->scale));
 				return -1;
 			}
 			prev = f->index;
@@ -142,12 +155,16 @@ static int check_rows(struct feature_node *const *rows, int n, int d,
  * Unscaled: no array (ikmap_factor is 1), so a wide d costs nothing.
  */
 static int learn_range(struct ikmap *map, struct feature_node *const *rows, int n, char *err);
+static int learn_stats(struct ikmap *map, struct feature_node *const *rows,
+	const struct ikmap_dense_in *dense, int n, char *err);
 
 static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
 {
-	if (map->scaled == 2)
+	if (ikmap_stores_shift(map->method, map->scaled))
 		return learn_range(map, rows, n, err);
-	if (!map->scaled)
+	if (map->scaled >= 2 && ikmap_stores_factors(map->method, map->scaled))
+		return learn_stats(map, rows, NULL, n, err);
+	if (map->scaled != 1)
 		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
 	if (!map->factor) {
@@ -238,6 +255,162 @@ static int learn_range(struct ikmap *map, struct feature_node *const *rows, int 
 	}
 	free(seen);
 	free(hi);
+	return 0;
+}
+
+/*
+ * The nonzero values of n build rows, sparse (rows) or dense, in
+ * row-major order, features 1..dim: the statistics of scales 2 (aNNE), 3
+ * and 4 read only these, the zeros being counted as n minus the nonzeros
+ * seen, so sparse and dense input give the same sums in the same order,
+ * hence the same factors (ikmap.h: the same map either way).
+ */
+struct nonzeros {
+	struct feature_node *const *rows;
+	const struct ikmap_dense_in *dense;
+	int n, dim;
+	int i;				/* the current row */
+	const struct feature_node *f;	/* sparse: the next node of row i */
+	int j;				/* dense: the next column of row i, 0-based */
+};
+
+static void nonzeros_start(struct nonzeros *it, struct feature_node *const *rows,
+	const struct ikmap_dense_in *dense, int n, int dim)
+{
+	it->rows = rows;
+	it->dense = dense;
+	it->n = n;
+	it->dim = dim;
+	it->i = 0;
+	it->f = rows && n > 0 ? rows[0] : NULL;
+	it->j = 0;
+}
+
+/* The next nonzero: 1 with *j and *x set, 0 at the end. */
+static int nonzeros_next(struct nonzeros *it, int *j, double *x)
+{
+	while (it->i < it->n) {
+		if (it->rows) {
+			while (it->f->index != -1) {
+				const struct feature_node *f = it->f++;
+				if (f->value != 0) {
+					*j = f->index;
+					*x = f->value;
+					return 1;
+				}
+			}
+		} else {
+			const double *row = it->dense->x + (size_t)it->i * it->dense->ld;
+			while (it->j < it->dim) {
+				double v = row[it->j++];
+				if (v != 0) {
+					*j = it->j;
+					*x = v;
+					return 1;
+				}
+			}
+		}
+		it->i++;
+		it->j = 0;
+		if (it->rows && it->i < it->n)
+			it->f = it->rows[it->i];
+	}
+	return 0;
+}
+
+/* 1 / v, or 1 when v is 0 or so small that its reciprocal overflows (no finite factor). */
+static double reciprocal_or_one(double v)
+{
+	double r = v > 0 ? 1 / v : 0;
+	return r > 0 && isfinite(r) ? r : 1;
+}
+
+/*
+ * The factors of scale 2 for aNNE (1 / range, no shift: a shift changes
+ * no distance, and rows stay sparse), scale 3 (1 / standard deviation, no
+ * centring) and scale 4 (1 / max log1p(x)), every statistic over all n
+ * rows, implicit zeros included; a zero range, deviation or maximum gives
+ * factor 1 (ikmap.h, Scaling). Rows were checked (finite; non-negative
+ * under scale 4). The deviation is computed on values divided by the
+ * feature's max |x| (exact powers are not needed: the division is the
+ * same on every machine), so no square overflows, in two passes (mean,
+ * then squared deviations), with the n - c implicit zeros' term added
+ * last. 0, or -1 with err set.
+ */
+static int learn_stats(struct ikmap *map, struct feature_node *const *rows,
+	const struct ikmap_dense_in *dense, int n, char *err)
+{
+	int d = map->dim, scale = map->scaled;
+	size_t m = (size_t)d + 1;
+	double *f = calloc(m, sizeof(double));
+	double *a = calloc(m, sizeof(double));	/* scale 2: max; 3: max |x|; 4: max log1p */
+	double *b = calloc(m, sizeof(double));	/* scale 2: min; 3: sum of x / max |x| */
+	double *c = calloc(m, sizeof(double));	/* scale 3: squared deviations */
+	int *count = calloc(m, sizeof(int));	/* the nonzeros seen per feature */
+	if (!f || !a || !b || !c || !count) {
+		free(f);
+		free(a);
+		free(b);
+		free(c);
+		free(count);
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	struct nonzeros it;
+	int j;
+	double x;
+	nonzeros_start(&it, rows, dense, n, d);
+	while (nonzeros_next(&it, &j, &x)) {
+		if (scale == 2) {
+			if (count[j] == 0 || x > a[j])
+				a[j] = x;
+			if (count[j] == 0 || x < b[j])
+				b[j] = x;
+		} else if (scale == 3) {
+			double v = fabs(x);
+			a[j] = v > a[j] ? v : a[j];
+		} else {
+			double v = det_log1p(x);
+			a[j] = v > a[j] ? v : a[j];
+		}
+		count[j]++;
+	}
+	if (scale == 3) {
+		nonzeros_start(&it, rows, dense, n, d);
+		while (nonzeros_next(&it, &j, &x))
+			b[j] += x / a[j];
+		for (int k = 1; k <= d; k++)
+			b[k] /= n;	/* the mean of the divided values, zeros counted */
+		nonzeros_start(&it, rows, dense, n, d);
+		while (nonzeros_next(&it, &j, &x)) {
+			double e = x / a[j] - b[j];
+			c[j] += e * e;
+		}
+	}
+	for (int k = 1; k <= d; k++) {
+		if (scale == 2) {
+			double hi = a[k], lo = b[k];
+			if (count[k] < n) {	/* an implicit zero */
+				hi = hi > 0 ? hi : 0;
+				lo = lo < 0 ? lo : 0;
+			}
+			double range = hi - lo;
+			f[k] = isfinite(range) ? reciprocal_or_one(range)
+				: 0.5 / (0.5 * hi - 0.5 * lo);	/* a range past the largest double */
+		} else if (scale == 3) {
+			double e = b[k] * b[k];
+			double var = (c[k] + e * (double)(n - count[k])) / n;
+			f[k] = a[k] > 0 ? reciprocal_or_one(a[k] * sqrt(var)) : 1;
+		} else {
+			f[k] = reciprocal_or_one(a[k]);
+		}
+	}
+	f[0] = 1;
+	map->factor = f;
+	free(a);
+	free(b);
+	free(c);
+	free(count);
 	return 0;
 }
 
@@ -346,10 +519,11 @@ static struct ikmap *new_map(int d, const struct ikmap_params *params, char *err
 	map->psi = params->method == IKMAP_ACOS ? 2 : params->psi;
 	map->dim = d;
 	map->seed = params->seed;
-	if (is_kernel(params->method))
-		map->scaled = params->scale == 2 ? 2 : 0;
+	/* iForest keeps only log1p (ikmap.h, Scaling): scales 1-3 change none of its splits */
+	if (params->method == IKMAP_IFOREST)
+		map->scaled = params->scale == 4 ? 4 : 0;
 	else
-		map->scaled = params->scale && params->method == IKMAP_ANNE;
+		map->scaled = params->scale;
 	return map;
 }
 
@@ -432,9 +606,10 @@ static int dense_range(struct ikmap *map, const struct ikmap_dense_in *in, int n
 static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
 {
 	int d = map->dim;
-	if (map->scaled == 2)
+	if (ikmap_stores_shift(map->method, map->scaled))
 		return dense_range(map, in, n, err);
-	if (map->scaled) {
+	int refuse_negative = ikmap_needs_nonnegative(map->method, map->scaled);
+	if (map->scaled == 1) {
 		map->factor = calloc((size_t)d + 1, sizeof(double));
 		if (!map->factor) {
 			ikmap_error(err, "out of memory");
@@ -455,11 +630,11 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 					return -1;
 				}
 		}
-		if (map->method == IKMAP_MINMAX)	/* without scale 2 (above) */
+		if (refuse_negative)
 			for (int j = 1; j <= d; j++)
 				if (x[j - 1] < 0) {
-					ikmap_error(err, "row %d: feature %d is negative (%g): -k minmax"
-						" needs non-negative data (or -S 2)", i + 1, j, x[j - 1]);
+					ikmap_error(err, "row %d: feature %d is negative (%g): %s", i + 1, j,
+						x[j - 1], ikmap_nonnegative_reason(map->method, map->scaled));
 					return -1;
 				}
 		if (f)
@@ -472,6 +647,8 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 	if (f)
 		for (int j = 0; j <= d; j++)
 			f[j] = f[j] > 0 ? 1 / f[j] : 1;
+	if (map->scaled >= 2 && ikmap_stores_factors(map->method, map->scaled))
+		return learn_stats(map, NULL, in, n, err);
 	return 0;
 }
 
@@ -514,9 +691,26 @@ static int use_gpu(const struct ikmap *map, enum ikmap_device device, char *err)
 	return -1;
 }
 
+/*
+ * aNNE and iForest under scale 4: log1p needs non-negative values, so the
+ * rows are checked first as min-max rows are (kernel_rows.c: serially, the
+ * first bad value named). 0, or -2 with err set.
+ */
+static int check_log1p_rows(const struct ikmap *map, const struct ikmap_rows_in *in,
+	size_t count, char *err)
+{
+	if (map->scaled != 4 || is_kernel(map->method))
+		return 0;
+	return ikmap_kernel_check(map, in, count, err);
+}
+
 int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, enum ikmap_device device, char *err)
 {
+	struct ikmap_rows_in checked = { rows, NULL };
+	int bad = check_log1p_rows(map, &checked, count, err);
+	if (bad)
+		return bad;
 	int gpu = use_gpu(map, device, err);
 	if (gpu < 0)
 		return -1;
@@ -650,6 +844,10 @@ int ikmap_map_dense_on(const struct ikmap *map, const double *x, size_t count, i
 		return -1;
 	threads = ikmap_threads(threads);
 	struct ikmap_dense_in in = { x, ld, cols };
+	struct ikmap_rows_in checked = { NULL, &in };
+	int bad = check_log1p_rows(map, &checked, count, err);
+	if (bad)
+		return bad;
 	if (is_kernel(map->method)) {
 		struct ikmap_rows_in kin = { NULL, &in };
 		return map_kernel(map, &kin, count, cells, threads, err);
@@ -677,6 +875,9 @@ int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t 
 		struct ikmap_rows_in in = { rows, NULL };
 		return map_kernel(map, &in, count, cells, threads, err);
 	}
+	struct ikmap_rows_in checked = { rows, NULL };
+	if ((status = check_log1p_rows(map, &checked, count, err)) != 0)
+		return status;
 	if (map->method == IKMAP_IFOREST)
 		status = ikmap_forest_map(map, rows, count, cells, threads);
 	else if (map->path == IKMAP_PATH_DENSE)

@@ -109,16 +109,31 @@
  * Caps at build and load: k <= 65536, cells <= 65536, d < 2^31 and
  * k * cells <= INT_MAX - 2.
  *
- * Scaling (scale in struct ikmap_params; ikmap_scaled() reports it).
- * 0: none. 1: max-abs, aNNE only: an aNNE map multiplies feature j by
- * factor_j = 1 / max |x_j| over the n build rows (1 when that max is 0),
- * so zeros stay zero, before any distance; the factors are stored with the
- * map. iForest ignores the flag (a tree's split choices are invariant to
- * positive per-feature scaling) and reports ikmap_scaled() = 0; min-max
- * and acos refuse it. 2: min-max to [0, 1], min-max and acos only for now
- * (aNNE and iForest refuse it): min_j and max_j over the n build rows,
- * implicit zeros counted (a feature absent from some row has 0 among its
- * values), stored as min_j (ikmap_scale_shift) and factor_j = 1 / (max_j -
+ * Scaling (scale in struct ikmap_params; ikmap_scaled() reports it; issue
+ * 28). Every code 0..4 is valid for every method. Statistics run over the
+ * n build rows with implicit zeros counted (a feature absent from some row
+ * has 0 among its values); a map that stores factors applies them to
+ * build rows, mapped rows and aNNE's samples alike (the samples are stored
+ * raw), as x -> x * factor_j, or under scale 4 x -> det_log1p(x) *
+ * factor_j (transform.h), so a zero stays a zero.
+ *  0: none; nothing stored.
+ *  1: max-abs: factor_j = 1 / max |x_j| (1 when that max is 0).
+ *  2: min-max. aNNE: factor_j = 1 / (max_j - min_j), no shift (a shift
+ *     changes no distance, and rows stay sparse). Min-max and acos: with
+ *     the shift, below.
+ *  3: factor_j = 1 / the standard deviation of x_j (over n, no centring
+ *     of the values themselves).
+ *  4: log1p, then max-abs: factor_j = 1 / max det_log1p(x_j). Values must
+ *     be non-negative (every method; build and map refuse a negative one,
+ *     ikmap_map* with -2 and err naming the row and feature).
+ * A zero range, deviation or maximum (or one whose reciprocal overflows)
+ * gives factor 1. iForest ignores 1-3 (a tree's split choices are
+ * invariant to positive per-feature scaling; ikmap_scaled() = 0, the file
+ * as without them) and applies only log1p under 4 (no factors: they would
+ * change no split either). Min-max needs non-negative transformed values:
+ * it refuses negative input under every scale but 2 (1 and 3 keep signs).
+ * Min-max and acos under 2: min_j and max_j,
+ * stored as min_j (ikmap_scale_shift) and factor_j = 1 / (max_j -
  * min_j) (ikmap_scale_factors; 0 when the range is 0: the feature then
  * maps to 0); a value x of feature j <= d becomes (x - min_j) * factor_j
  * clipped to [0, 1], and the transformed zeros are absent. The shift moves
@@ -138,16 +153,16 @@
  * path that is not a regular file is refused, never replaced); ikmap_load
  * reads only a regular file (never blocking on a FIFO) and verifies it
  * completely, sizes before any allocation (format in ikmap_file.c). Maps
- * that use nothing of issue 27 (aNNE and iForest, scale 0 or 1) are
- * written as version 1, byte for byte as before; min-max, acos and scale 2
- * as version 2; both load. ikmap_checksum is the file's 64-bit FNV-1a
+ * that use nothing of issues 27 and 28 (aNNE with scale 0 or 1, iForest
+ * with 0-3) are written as version 1, byte for byte as before; min-max,
+ * acos and the scales 2-4 of aNNE (4 of iForest) as version 2; both load. ikmap_checksum is the file's 64-bit FNV-1a
  * checksum (hashed on the first call, then kept), so a model file can name the
  * partitioning it was trained on.
  *
  * Errors. Functions that can fail take char err[IKMAP_ERR_SIZE] (or NULL)
  * and write a one-line message there; the library never exits or prints.
- * Min-max and acos build and load check their own caps (see above); scale
- * 2 stores 2 d numbers, so like scale 1 it is refused above
+ * Min-max and acos build and load check their own caps (see above); a map
+ * that stores factors (d or 2 d numbers) is refused above
  * IKMAP_MAX_SCALED_DIM at build.
  * A map is read-only after build/load (ikmap_set_path aside), so several
  * threads may map with it at once. While mapping on the dense path,
@@ -179,18 +194,18 @@ struct ikmap_params {
 	int psi;		/* rows sampled per partitioning, 1..n; min-max: cells per
 				 * sample, a power of two 16..65536; acos: 2 (or 0) */
 	uint64_t seed;
-	int scale;		/* 0: none; 1: max-abs (aNNE only); 2: min-max to [0, 1]
-				 * (min-max and acos only); see Scaling above */
+	int scale;		/* 0: none; 1: max-abs; 2: min-max; 3: standard deviation;
+				 * 4: log1p then max-abs; any method (see Scaling above) */
 	int threads;		/* <= 0: the OpenMP default */
 };
 
 struct ikmap;
 
 /*
- * Builds a map from rows[0..n-1] of dimension d; NULL on error. Min-max
- * and acos read the rows only to check them (a min-max map without scale
- * 2 refuses a negative value, naming its row and feature) and for scale
- * 2's minima and ranges.
+ * Builds a map from rows[0..n-1] of dimension d; NULL on error. A
+ * negative value where ikmap_needs_nonnegative (min-max without scale 2,
+ * any map under scale 4) is refused, err naming its row and feature. Min-max
+ * and acos read the rows only to check them and for the scales' statistics.
  */
 struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *params, char *err);
@@ -198,10 +213,10 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 /*
  * Maps rows[0..count-1] to cells (count * t elements of ikmap_cell_size
  * bytes). threads <= 0: the OpenMP default. Returns 0, -1 when out of
- * memory (err says so), or, for min-max and acos maps only, -2 when a
- * value (of a feature <= d) is not finite or, min-max without scale 2,
- * negative (err names the first one, its row counted from 1; no cell is
- * written then).
+ * memory (err says so), or -2 when a value (of a feature <= d) is not
+ * finite (min-max and acos maps, and any map under scale 4) or negative
+ * where ikmap_needs_nonnegative (err names the first one, its row counted
+ * from 1; no cell is written then).
  */
 int ikmap_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads, char *err);
@@ -229,9 +244,9 @@ int ikmap_map_on(const struct ikmap *map, struct feature_node *const *rows, size
  * rows of cols columns (ld >= cols; columns above the map's dim are
  * ignored) as ikmap_map_on; it returns 0, -1 (out of memory, or the
  * GPU as ikmap_map_on) or -2 when a value, in any column, is not finite,
- * or a min-max map without scale 2 meets a negative value in columns
- * 1..d (err names the first one; row-major order). ikmap_build_dense
- * refuses such a negative value too.
+ * or a map that refuses negatives (ikmap_needs_nonnegative) meets one in
+ * columns 1..d (err names the first one; row-major order).
+ * ikmap_build_dense refuses such a negative value too.
  */
 int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld);
 struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
@@ -271,8 +286,9 @@ double ikmap_kernel_cells(const struct ikmap *map, const void *cells_x, const vo
  */
 #define IKMAP_MAX_DIM (INT_MAX - 1)
 /*
- * A scaled aNNE map stores d factors (8 bytes each) in its file and
- * memory, so ikmap_build refuses one wider than 2^25 - 2 = 33554430 (256
+ * A map that stores factors (every scaled map but iForest's) keeps d
+ * factors (8 bytes each; 2 d for min-max and acos under scale 2) in its
+ * file and memory, so ikmap_build refuses one wider than 2^25 - 2 = 33554430 (256
  * MiB of factors; kdd2010's 29.9M features fit): map wider data unscaled.
  * Loading needs no such cap, the factors being counted in the file's size.
  */
@@ -317,14 +333,22 @@ int ikmap_psi(const struct ikmap *map);
 int ikmap_dim(const struct ikmap *map);
 enum ikmap_method ikmap_method(const struct ikmap *map);
 uint64_t ikmap_seed(const struct ikmap *map);
-/* The scale code: 0 none, 1 max-abs (aNNE), 2 min-max to [0, 1] (see Scaling). */
+/* The scale code 0..4 (see Scaling; iForest: 0 or 4). */
 int ikmap_scaled(const struct ikmap *map);
 /*
- * Scale factors of features 1..d at [1..d] (scale 1: 1 / max |x_j|;
- * scale 2: 1 / (max_j - min_j), 0 for a zero range), or NULL when unscaled.
+ * 1 when maps of this method and scale code refuse negative values:
+ * scale 4 (log1p) on every method, min-max without scale 2. The reason,
+ * for messages: a static string, "-S 4 (log1p) needs non-negative data"
+ * or "-k minmax needs non-negative data (or -S 2)".
+ */
+int ikmap_needs_nonnegative(enum ikmap_method method, int scale);
+const char *ikmap_nonnegative_reason(enum ikmap_method method, int scale);
+/*
+ * Scale factors of features 1..d at [1..d] (see Scaling), or NULL when the
+ * map stores none (unscaled, and iForest always).
  */
 const double *ikmap_scale_factors(const struct ikmap *map);
-/* Scale 2's minima min_j of features 1..d at [1..d]; NULL for any other scale. */
+/* Min-max and acos scale 2's minima min_j of features 1..d at [1..d]; NULL otherwise. */
 const double *ikmap_scale_shift(const struct ikmap *map);
 uint64_t ikmap_checksum(const struct ikmap *map);
 /* "anne", "iforest", "minmax" or "acos"; NULL for anything else. */

@@ -17,22 +17,29 @@
  *   u64 checksum: 64-bit FNV-1a of every byte before it
  * Doubles are stored as their IEEE-754 bit patterns.
  *
- * Version 2 (issue 27), written for min-max and acos maps (and whatever
- * uses scale 2); aNNE and iForest maps with scale 0 or 1 are still
- * written as version 1, byte for byte. The same 56-byte header:
- *   magic, u32 version = 2, u32 method (2 min-max, 3 acos), u32 k,
- *   u32 cells (min-max: a power of two 16..65536; acos: 2), u32 d,
- *   u32 scale (0 none, 2 min-max to [0, 1]), u64 seed,
- *   u64 count1 = 0, u64 count2 = 0 (reserved)
- *   f64 min[d], f64 factor[d]          (features 1..d; only when scale is 2)
+ * Version 2 (issues 27 and 28), written for min-max and acos maps and
+ * for the transforms that version 1 cannot hold (aNNE with scale 2, 3 or
+ * 4; iForest with 4); aNNE with scale 0 or 1 and iForest with 0 (what
+ * it keeps of 1-3) are still written as version 1, byte for byte. The
+ * same 56-byte header:
+ *   magic, u32 version = 2, u32 method (0 aNNE, 1 iForest, 2 min-max,
+ *   3 acos), u32 t (min-max, acos: k), u32 psi (min-max: cells, a power
+ *   of two 16..65536; acos: 2), u32 d, u32 scale (0..4, ikmap.h), u64 seed,
+ *   u64 count1, u64 count2 (aNNE and iForest: as in version 1; min-max
+ *   and acos: 0, reserved)
+ *   f64 min[d]      (features 1..d; min-max and acos with scale 2 only)
+ *   f64 factor[d]   (features 1..d; every scale but 0, iForest never)
+ *   aNNE and iForest: the version-1 body (samples raw, unscaled)
  *   u64 checksum
- * No per-sample data: the samplers' random numbers come from the seed
- * (ikmap/counter_rng.h). Loading checks k <= 65536, cells as above,
- * k * cells <= INT_MAX - 2, d <= IKMAP_MAX_DIM, the scale code, the size
- * (16 d bytes of factors tied to the file's length before allocating)
- * and every min finite, every factor finite and >= 0. A version-2 file of
- * another method or scale is refused (issue 28 will give aNNE scale 2,
- * its version-1 body after the two arrays).
+ * Min-max and acos have no per-sample data: the samplers' random numbers
+ * come from the seed (ikmap/counter_rng.h). Loading checks, per method:
+ * min-max and acos k <= 65536, cells as above, k * cells <= INT_MAX - 2;
+ * aNNE a scale of 2-4, iForest 4 (else the map belongs in version 1), and
+ * their version-1 shape; d <= IKMAP_MAX_DIM; the size (8 or 16 d bytes
+ * of factors tied to the file's length before allocating); every min
+ * finite; every factor finite and > 0 (>= 0 for min-max and acos scale 2,
+ * where 0 is a zero range); under scale 4 every aNNE sample value >= 0
+ * (log1p's domain, as the build rows were).
  *
  * Loading opens only a regular file (never blocking on a FIFO or device),
  * checks the size implied by the header against the file's real size
@@ -144,15 +151,21 @@ static int is_kernel(uint32_t method)
 /* Version 1 for what it can hold (so such files stay byte for byte as before), else 2. */
 static uint32_t file_version(const struct ikmap *map)
 {
-	return is_kernel(map->method) || map->scaled == 2 ? VERSION_2 : VERSION;
+	return is_kernel(map->method) || map->scaled >= 2 ? VERSION_2 : VERSION;
+}
+
+/* The per-feature arrays after the header: d minima, d factors (ikmap_impl.h). */
+static uint64_t feature_arrays(uint32_t method, uint32_t scale)
+{
+	return (uint64_t)ikmap_stores_shift((enum ikmap_method)method, (int)scale)
+		+ (uint64_t)ikmap_stores_factors((enum ikmap_method)method, (int)scale);
 }
 
 /* Bytes of the file of a map (which exists, so nothing overflows). */
 static size_t file_bytes(const struct ikmap *map)
 {
 	uint64_t n = HEADER_BYTES + 8;
-	if (map->scaled)
-		n += 8 * (uint64_t)map->dim * (map->scaled == 2 ? 2 : 1);
+	n += 8 * (uint64_t)map->dim * feature_arrays(map->method, (uint32_t)map->scaled);
 	if (is_kernel(map->method))
 		;	/* nothing per sample */
 	else if (map->method == IKMAP_ANNE)
@@ -178,10 +191,10 @@ static void put_stored(const struct ikmap *map, struct writer *w)
 	int anne = map->method == IKMAP_ANNE, kernel = is_kernel(map->method);
 	put_u64(w, anne ? (uint64_t)map->nsamples : 0);
 	put_u64(w, anne ? sample_nnz(map) : kernel ? 0 : total_nodes(map));
-	if (map->scaled == 2)
+	if (ikmap_stores_shift(map->method, map->scaled))
 		for (int j = 1; j <= map->dim; j++)
 			put_f64(w, map->shift[j]);
-	if (map->scaled)
+	if (ikmap_stores_factors(map->method, map->scaled))
 		for (int j = 1; j <= map->dim; j++)
 			put_f64(w, map->factor[j]);
 	if (kernel) {
@@ -308,23 +321,25 @@ static void read_header(const unsigned char *buf, struct header *h)
 	h->count2 = get_u64(&r);
 }
 
-/* *total += count * width, or -1 if that passes limit. */
+/* *total += count * width, or -1 if that passes limit (width 0: nothing to add). */
 static int add_bytes(uint64_t *total, uint64_t count, uint64_t width, uint64_t limit)
 {
+	if (width == 0)
+		return 0;
 	if (count > (limit - *total) / width)
 		return -1;
 	*total += count * width;
 	return 0;
 }
 
-/* A version-2 header's numbers (ikmap.h's caps for min-max and acos). */
+/* A version-2 min-max or acos header's numbers (ikmap.h's caps). */
 static int kernel_shape_ok(const struct header *h)
 {
 	if (!is_kernel(h->method) || h->count1 != 0 || h->count2 != 0)
 		return 0;
 	if (h->t < 1 || h->t > 65536 || h->dim < 1 || h->dim > IKMAP_MAX_DIM)
 		return 0;
-	if (h->scaled != 0 && h->scaled != 2)
+	if (h->scaled > 4)
 		return 0;
 	if (h->method == IKMAP_MINMAX) {
 		if (h->psi < 16 || h->psi > 65536 || (h->psi & (h->psi - 1)) != 0)
@@ -343,34 +358,39 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 			path, h->version, VERSION, VERSION_2);
 		return -1;
 	}
-	if (h->version == VERSION_2) {
+	if (h->version == VERSION_2 && is_kernel(h->method)) {
 		if (!kernel_shape_ok(h)) {
 			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
 			return -1;
 		}
-		/* min and factor of d features when scaled, tied to the length before any allocation */
+		/* min and factor of d features when stored, tied to the length before any allocation */
 		uint64_t need = HEADER_BYTES + 8;
-		if ((h->scaled && add_bytes(&need, h->dim, 16, size)) || need != size) {
+		if (add_bytes(&need, h->dim, 8 * feature_arrays(h->method, h->scaled), size)
+				|| need != size) {
 			ikmap_error(err, "%s: ikmap file has the wrong size (truncated or damaged)", path);
 			return -1;
 		}
 		return 0;
 	}
 	uint64_t m = (uint64_t)h->t * h->psi;
+	/* version 1 holds aNNE scale 0-1 and iForest 0; version 2 the scales it cannot */
+	int scale_ok = h->version == VERSION
+		? h->scaled <= (h->method == IKMAP_ANNE ? 1u : 0u)
+		: (h->method == IKMAP_ANNE ? h->scaled >= 2 && h->scaled <= 4 : h->scaled == 4);
 	int shape_ok = (h->method == IKMAP_ANNE || h->method == IKMAP_IFOREST)
 		&& h->t >= 1 && h->psi >= 1 && m <= INT_MAX - 2
-		&& h->dim >= 1 && h->dim <= IKMAP_MAX_DIM && h->scaled <= 1;
+		&& h->dim >= 1 && h->dim <= IKMAP_MAX_DIM && scale_ok;
 	if (shape_ok && h->method == IKMAP_ANNE)
 		shape_ok = h->count1 >= 1 && h->count1 <= m && h->count2 <= h->count1 * h->dim;
 	if (shape_ok && h->method == IKMAP_IFOREST)
-		shape_ok = h->count1 == 0 && h->scaled == 0 && h->count2 >= h->t
+		shape_ok = h->count1 == 0 && h->count2 >= h->t
 			&& h->count2 <= h->t * (2 * (uint64_t)h->psi - 1);
 	if (!shape_ok) {
 		ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
 		return -1;
 	}
 	uint64_t need = HEADER_BYTES + 8;
-	int over = h->scaled && add_bytes(&need, h->dim, 8, size);
+	int over = add_bytes(&need, h->dim, 8 * feature_arrays(h->method, h->scaled), size);
 	if (h->method == IKMAP_ANNE)
 		over = over || add_bytes(&need, h->count1, 4, size) || add_bytes(&need, h->count2, 12, size)
 			|| add_bytes(&need, m, 4, size);
@@ -404,12 +424,12 @@ static int read_range(struct ikmap *map, struct reader *r)
 	return 0;
 }
 
-/* A scaled map's d factors (their count is tied to the file's length); none when unscaled. */
+/* A scaled map's d factors (their count is tied to the file's length); none when it stores none. */
 static int read_factors(struct ikmap *map, struct reader *r)
 {
-	if (map->scaled == 2)
+	if (ikmap_stores_shift(map->method, map->scaled))
 		return read_range(map, r);
-	if (!map->scaled)
+	if (!ikmap_stores_factors(map->method, map->scaled))
 		return 0;
 	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
 	if (!map->factor)
@@ -452,9 +472,12 @@ static int read_anne(struct ikmap *map, struct reader *r, uint64_t u, uint64_t n
 			prev = j;
 		}
 	}
-	for (uint64_t e = 0; e < nnz; e++)
-		if (!isfinite(map->sample_value[e] = get_f64(r)))
+	/* finite; under scale 4 also non-negative (log1p's domain, as the build rows were) */
+	for (uint64_t e = 0; e < nnz; e++) {
+		double v = map->sample_value[e] = get_f64(r);
+		if (!isfinite(v) || (map->scaled == 4 && v < 0))
 			return 1;
+	}
 	for (size_t j = 0; j < m; j++) {
 		uint32_t s = get_u32(r);
 		if (s >= u)

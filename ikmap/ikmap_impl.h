@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "ikmap.h"
 #include "rng.h"
+#include "transform.h"
 
 struct ikmap {
 	/* stored: parameters */
@@ -24,10 +25,12 @@ struct ikmap {
 	int psi;
 	int dim;
 	uint64_t seed;
-	int scaled;		/* the scale code: 0, 1 (max-abs, aNNE) or 2 (min-max to [0, 1]) */
-	double *factor;		/* scaled: [dim+1], feature j is multiplied by factor[j]; else NULL
-				 * (factor 1: see ikmap_factor); scale 2: 1 / range, 0 for none */
-	double *shift;		/* scale 2: [dim+1], min_j, subtracted before the factor; else NULL */
+	int scaled;		/* the scale code 0..4 (ikmap.h, Scaling); iForest: 0 or 4 */
+	double *factor;		/* [dim+1] where ikmap_stores_factors, feature j is multiplied by
+				 * factor[j] (after log1p under scale 4); else NULL (factor 1: see
+				 * ikmap_factor); min-max and acos scale 2: 1 / range, 0 for none */
+	double *shift;		/* min-max and acos scale 2: [dim+1], min_j, subtracted before
+				 * the factor; else NULL */
 
 	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
 	int nsamples;
@@ -158,10 +161,29 @@ struct ikmap *ikmap_alloc(void);
 /* Computes the derived part (and the aNNE path by the cost model). */
 int ikmap_prepare(struct ikmap *map, char *err);
 
-/* The factor of feature j (1 <= j <= dim): 1 for an unscaled map, which stores none. */
-static inline double ikmap_factor(const struct ikmap *map, int j)
+/*
+ * Whether a map of this method and scale code stores d factors (ikmap.h,
+ * Scaling): every scaled aNNE, min-max and acos map; never iForest, whose
+ * splits no positive per-feature factor changes (its scale 4 is log1p only).
+ */
+static inline int ikmap_stores_factors(enum ikmap_method method, int scale)
 {
-	return map->scaled ? map->factor[j] : 1.0;
+	return scale != 0 && method != IKMAP_IFOREST;
+}
+
+/* Whether it also stores d minima: the shifted scale 2 of min-max and acos. */
+static inline int ikmap_stores_shift(enum ikmap_method method, int scale)
+{
+	return scale == 2 && (method == IKMAP_MINMAX || method == IKMAP_ACOS);
+}
+
+/*
+ * Feature j's value x as aNNE and iForest (and min-max and acos but under
+ * the shifted scale 2) see it: transform.h's rule with this map's factors.
+ */
+static inline double ikmap_apply(const struct ikmap *map, int j, double x)
+{
+	return ikmap_transform_value(map->scaled, map->factor, j, x);
 }
 
 /*

@@ -1,8 +1,10 @@
 /*
  * kernel_rows.c - the rows the min-max and acos maps see: the checks of
  * ikmap.h's rules (finite values; non-negative ones for min-max without
- * scale 2) and each row's transformed form (ikmap_impl.h), shared by
- * signproj.c and minmax.c for sparse and dense input alike.
+ * scale 2 and for every map under scale 4, whose log1p needs them) and
+ * each row's transformed form (ikmap_impl.h), shared by signproj.c and
+ * minmax.c for sparse and dense input alike; the checks also serve aNNE
+ * and iForest maps under scale 4 (ikmap.c).
  *
  * The checks run once, serially, before any thread maps: the first bad
  * value in row-major order is the one reported whatever the thread count,
@@ -20,16 +22,15 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Min-max without the shift into [0, 1] needs non-negative data. */
 static int refuses_negative(const struct ikmap *map)
 {
-	return map->method == IKMAP_MINMAX && map->scaled != 2;
+	return ikmap_needs_nonnegative(map->method, map->scaled);
 }
 
-static void report_negative(char *err, size_t row, int j, double v)
+static void report_negative(const struct ikmap *map, char *err, size_t row, int j, double v)
 {
-	ikmap_error(err, "row %zu: feature %d is negative (%g): -k minmax needs non-negative"
-		" data (or -S 2)", row, j, v);
+	ikmap_error(err, "row %zu: feature %d is negative (%g): %s", row, j, v,
+		ikmap_nonnegative_reason(map->method, map->scaled));
 }
 
 static int check_sparse(const struct ikmap *map, struct feature_node *const *rows, size_t count,
@@ -46,7 +47,7 @@ static int check_sparse(const struct ikmap *map, struct feature_node *const *row
 				return -2;
 			}
 			if (neg && f->value < 0) {
-				report_negative(err, r + 1, f->index, f->value);
+				report_negative(map, err, r + 1, f->index, f->value);
 				return -2;
 			}
 		}
@@ -65,7 +66,7 @@ static int check_dense(const struct ikmap *map, const struct ikmap_dense_in *in,
 				return -2;
 			}
 			if (neg && j <= map->dim && x[j - 1] < 0) {
-				report_negative(err, r + 1, j, x[j - 1]);
+				report_negative(map, err, r + 1, j, x[j - 1]);
 				return -2;
 			}
 		}
@@ -93,10 +94,10 @@ size_t ikmap_kernel_row_room(const struct ikmap *map, const struct ikmap_rows_in
 	return n + (size_t)map->nzero;
 }
 
-/* The value of feature j as the samplers see it (x finite, checked). */
+/* The value of feature j as the samplers see it (x finite, checked; >= 0 under scale 4). */
 static double transformed(const struct ikmap *map, int j, double x)
 {
-	return map->scaled == 2 ? ikmap_minmax_scaled(map, j, x) : x;
+	return map->scaled == 2 ? ikmap_minmax_scaled(map, j, x) : ikmap_apply(map, j, x);
 }
 
 /*

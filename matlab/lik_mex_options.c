@@ -286,9 +286,9 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 		return seed_option(value, &o->kernel.seed, err);
 	case 'S':
 		o->scale_given = 1;
-		if (int_option(name, value, 0, 2, &o->kernel.scale, err) != 0) {
-			mex_error_set(err, LIK_EINVAL, "-S needs 0 (no scaling), 1 (max-abs scaling, anne)"
-				" or 2 (min-max to [0, 1], minmax and acos)");
+		if (int_option(name, value, 0, 4, &o->kernel.scale, err) != 0) {
+			mex_error_set(err, LIK_EINVAL, "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max),"
+				" 3 (divide by the standard deviation) or 4 (log1p, then as 1)");
 			return -1;
 		}
 		return 0;

@@ -87,9 +87,11 @@ long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikm
 	/* nodes may have moved while growing: point the rows now */
 	for (size_t i = 0; i < b->count; i++)
 		b->rows[i] = b->nodes + b->row_start[i];
-	if (map != NULL && ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2
+	if (map != NULL && ik_needs_nonnegative(ikmap_method(map) == IKMAP_MINMAX, ikmap_scaled(map))
 		&& ik_refuse_negative(b->rows, b->count, ikmap_dim(map), b->name,
-			b->rows_before + 1, "the -k minmax map takes non-negative values only (build it with"
+			b->rows_before + 1, ik_log1p_advice(ikmap_scaled(map), 0) != NULL
+			? ik_log1p_advice(ikmap_scaled(map), 0)
+			: "the -k minmax map takes non-negative values only (build it with"
 			" -S 2 to min-max scale them)") != 0)
 		return -1;
 	char err[IKMAP_ERR_SIZE];
@@ -140,4 +142,17 @@ void ik_cell_row(const struct ikmap *map, const void *cells, double bias, struct
 	}
 	out[n].index = -1;
 	out[n].value = 0;
+}
+
+int ik_needs_nonnegative(int minmax, int scale)
+{
+	return ikmap_needs_nonnegative(minmax ? IKMAP_MINMAX : IKMAP_ANNE, scale);
+}
+
+const char *ik_log1p_advice(int scale, int from_model)
+{
+	if (scale != 4)
+		return NULL;
+	return from_model ? "the model's map was built with -S 4 (log1p), which takes non-negative"
+		" values only" : "-S 4 (log1p) needs non-negative values";
 }

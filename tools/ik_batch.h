@@ -68,6 +68,16 @@ long ik_batch_next(struct ik_batch *b, struct libsvm_reader *r, const struct ikm
 int ik_refuse_negative(struct feature_node *const *rows, size_t n, int dim, const char *path,
 	int64_t first_line, const char *advice);
 
+/*
+ * Whether a map refuses negative values (ikmap_needs_nonnegative's rule:
+ * -S 4 for every kernel, -k minmax under every -S but 2): minmax is
+ * nonzero for a -k minmax map. ik_log1p_advice is the advice under -S 4
+ * (from_model: said of a trained model's map), NULL for any other scale,
+ * where a minmax caller keeps its own words.
+ */
+int ik_needs_nonnegative(int minmax, int scale);
+const char *ik_log1p_advice(int scale, int from_model);
+
 /* Row i's cells (as ikmap_map wrote them). */
 const void *ik_batch_cells(const struct ik_batch *b, size_t i);
 

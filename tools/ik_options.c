@@ -118,9 +118,9 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 		return 1;
 	case 'S': {
 		long long scale;
-		if (!cli_parse_integer(value, 0, 2, &scale))
-			return bad_value("-S needs 0 (no scaling), 1 (max-abs scaling, anne) or 2 (min-max"
-				" to [0, 1], minmax and acos)");
+		if (!cli_parse_integer(value, 0, 4, &scale))
+			return bad_value("-S needs 0 (none), 1 (divide by max |x|), 2 (min-max), 3 (divide"
+				" by the standard deviation) or 4 (log1p, then as 1)");
 		o->scale = (int)scale;
 		o->scale_given = 1;
 		return 1;

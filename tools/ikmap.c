@@ -2,7 +2,7 @@
  * ikmap.c - the `ikmap` command: build a partitioning file, map
  * LIBSVM rows through one, or print Isolation Kernel values.
  *
- *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1|2] [-m threads] data partitioning_file
+ *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1|2|3|4] [-m threads] data partitioning_file
  *   ikmap [-m threads] partitioning_file < in > out
  *   ikmap -K [-m threads] partitioning_file file_x [file_y]
  *
@@ -45,8 +45,10 @@ static const char usage_format[] =
 	"-g psi : cells per partitioning (default %d for anne, %d for iforest, %d for minmax,\n"
 	"\twhich takes a power of two from 16 to 65536; not with acos)\n"
 	"-r seed : random seed (default %d)\n"
-	"-S 0|1|2 : 1: aNNE only, scale each feature by 1/max|x| of data_file's rows (default %d\n"
-	"\tfor anne, iforest); 2: minmax and acos only, min-max to [0, 1] (default 0 for them)\n"
+	"-S 0|1|2|3|4 : per-feature transform over data_file's rows, stored with the map: 0 none;\n"
+	"\t1 divide by max|x|; 2 min-max (anne: divide by the range; minmax, acos: to [0, 1]);\n"
+	"\t3 divide by the standard deviation; 4 log1p, then as 1 (non-negative data only);\n"
+	"\tiforest ignores 1-3 (default %d for anne, iforest; 0 for minmax, acos)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-d device : auto, cpu or gpu (default auto)\n"
 	"-K : print kernel values\n";
@@ -148,9 +150,10 @@ static int build(const struct options *o)
 	if (data->prob.l == 0)
 		fail("no data in file ", data_file);
 	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
-	if (kernel.kernel == LIK_KERNEL_MINMAX && kernel.scale != 2
+	if (ik_needs_nonnegative(kernel.kernel == LIK_KERNEL_MINMAX, kernel.scale)
 		&& ik_refuse_negative(data->prob.x, (size_t)data->prob.l, INT_MAX, data_file, 1,
-			"-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0) {
+			ik_log1p_advice(kernel.scale, 0) != NULL ? ik_log1p_advice(kernel.scale, 0)
+			: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0) {
 		libsvm_data_free(data);
 		return 1;
 	}

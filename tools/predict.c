@@ -205,15 +205,18 @@ static int predict_stream(struct libsvm_reader *r, FILE *out, const struct lik_m
 	}
 	long count = 0;
 	const struct lik_map *map = lik_model_map(model);
-	/* a -k minmax map without min-max scaling takes no negative value (issue 27) */
-	int refuse_negative = map != NULL && lik_map_kernel(map) == LIK_KERNEL_MINMAX
-		&& lik_map_scaled(map) != 2;
+	/* a -k minmax map without min-max scaling (issue 27), and any map under -S 4 (issue 28),
+	 * takes no negative value */
+	int refuse_negative = map != NULL
+		&& ik_needs_nonnegative(lik_map_kernel(map) == LIK_KERNEL_MINMAX, lik_map_scaled(map));
+	const char *log1p_advice = map != NULL ? ik_log1p_advice(lik_map_scaled(map), 1) : NULL;
 	batch.name = o->test_file;
 	while (status == 0 && (count = ik_batch_next(&batch, r, NULL, 0, IKMAP_DEVICE_CPU)) > 0) {
 		size_t n = (size_t)count;
 		/* the batch reads only (the library maps): the line-numbered check is made here */
 		if (refuse_negative && ik_refuse_negative(batch.rows, n, lik_map_dim(map), o->test_file,
-			batch.rows_before + 1, "the model's -k minmax map takes non-negative values only"
+			batch.rows_before + 1, log1p_advice != NULL ? log1p_advice
+			: "the model's -k minmax map takes non-negative values only"
 			" (train with -S 2 to min-max scale them)") != 0) {
 			status = -1;
 			break;

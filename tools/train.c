@@ -100,9 +100,11 @@ static const char ik_usage_format[] =
 	"\tminmax, which takes a power of two from 16 to 65536; not with acos);\n"
 	"\twith -C, fixes psi\n"
 	"-r seed : random seed of the partitionings with -k (default %d)\n"
-	"-S 0|1|2 : 1: with -k anne, scale each feature by 1/max|x| of the training rows\n"
-	"\t(default %d for anne and iforest); 2: with -k minmax or acos, min-max scale each\n"
-	"\tfeature to [0, 1] over the training rows, test values clipped (default 0 for them)\n"
+	"-S 0|1|2|3|4 : per-feature transform with -k, over the training rows, stored with the\n"
+	"\tmap: 0 none; 1 divide by max|x|; 2 min-max (anne: divide by the range; minmax,\n"
+	"\tacos: to [0, 1], test values clipped); 3 divide by the standard deviation;\n"
+	"\t4 log1p, then as 1 (non-negative data only); iforest ignores 1-3\n"
+	"\t(default %d for anne and iforest, 0 for minmax and acos)\n"
 	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-C with -k: searches psi and C (psi = 4, 8, ..., 4096 on a subsample of rows, the best\n"
@@ -764,16 +766,18 @@ static struct libsvm_data *read_training_file(const char *path, double bias)
 }
 
 /*
- * -k minmax without -S 2 takes non-negative values only: the first
+ * -k minmax without -S 2, and every -k under -S 4 (log1p), take
+ * non-negative values only: the first
  * negative one is an error naming its line (row i is line i + 1: every
  * line of a training file is a row, libsvm_reader refuses blank ones) and
  * feature, before any work, so nothing is written. A bias node read with
  * the rows (index max_index + 1) is never negative (-B < 0 adds none).
  */
-static void exit_if_negative(const struct problem *prob, const char *path)
+static void exit_if_negative(const struct problem *prob, const char *path, int scale)
 {
-	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, "-k minmax needs"
-		" non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
+	const char *advice = ik_log1p_advice(scale, 0);
+	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, advice != NULL ? advice
+		: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
 		exit(1);
 }
 
@@ -814,8 +818,8 @@ int main(int argc, char **argv)
 	/* lik_search's plain baseline needs the bias nodes (liblinear_ik.h's rows); the map drops them */
 	int rows_with_bias = !kernel || (o.find_parameters && !o.search_exhaustive);
 	struct libsvm_data *data = read_training_file(o.input_file, rows_with_bias ? o.bias : -1);
-	if (o.ik.kernel == IK_KERNEL_MINMAX && ik_options_scale(&o.ik) != 2)
-		exit_if_negative(&data->prob, o.input_file);
+	if (kernel && ik_needs_nonnegative(o.ik.kernel == IK_KERNEL_MINMAX, ik_options_scale(&o.ik)))
+		exit_if_negative(&data->prob, o.input_file, ik_options_scale(&o.ik));
 	struct problem checked = data->prob;
 	checked.bias = o.bias;
 	const char *error = check_parameter(&checked, &o.param);

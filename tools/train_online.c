@@ -234,8 +234,10 @@ static int run_whole(const struct online_cli *o, const struct online_run *r, str
 		goto done;
 	}
 	/* as train: row i of the file is line i + 1, refused before any work */
-	if (r->ik->kernel == IK_KERNEL_MINMAX && ik_options_scale(r->ik) != 2
-		&& ik_refuse_negative(prob.x, (size_t)prob.l, INT_MAX, r->input_file, 1, "-k minmax"
+	if (kernel && ik_needs_nonnegative(r->ik->kernel == IK_KERNEL_MINMAX, ik_options_scale(r->ik))
+		&& ik_refuse_negative(prob.x, (size_t)prob.l, INT_MAX, r->input_file, 1,
+			ik_log1p_advice(ik_options_scale(r->ik), 0) != NULL
+			? ik_log1p_advice(ik_options_scale(r->ik), 0) : "-k minmax"
 			" needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
 		goto done;
 	struct lik_map_params kp;
@@ -291,7 +293,8 @@ done:
 
 /* -i without -O: lik_train_from on the whole new file. */
 /*
- * A -k minmax map without -S 2 takes non-negative values only: the first
+ * A -k minmax map without -S 2, and every map under -S 4 (log1p), take
+ * non-negative values only: the first
  * negative one among rows[0..n-1] (at a feature <= dim) is an error naming
  * the input's line (row i is line rows_before + i + 1) and feature. The
  * library would refuse it too, but only knows its row within one call.
@@ -300,16 +303,22 @@ done:
 static int refuse_negative(const struct online_run *r, const struct lik_map *map,
 	struct feature_node *const *rows, size_t n, int64_t rows_before)
 {
-	int dim = INT_MAX;
+	int dim = INT_MAX, scale;
 	if (map != NULL) {
-		if (lik_map_kernel(map) != LIK_KERNEL_MINMAX || lik_map_scaled(map) == 2)
+		scale = lik_map_scaled(map);
+		if (!ik_needs_nonnegative(lik_map_kernel(map) == LIK_KERNEL_MINMAX, scale))
 			return 0;
 		dim = lik_map_dim(map);
-	} else if (r->ik->kernel != IK_KERNEL_MINMAX || ik_options_scale(r->ik) == 2) {
-		return 0;	/* no map yet: the one -k and -S will build */
+	} else {
+		/* no map yet: the one -k and -S will build */
+		scale = ik_options_scale(r->ik);
+		if (r->ik->kernel == IK_KERNEL_NONE
+			|| !ik_needs_nonnegative(r->ik->kernel == IK_KERNEL_MINMAX, scale))
+			return 0;
 	}
-	return ik_refuse_negative(rows, n, dim, r->input_file, rows_before + 1, "-k minmax needs"
-		" non-negative values (-S 2 min-max scales them to [0, 1])");
+	const char *advice = ik_log1p_advice(scale, map != NULL);
+	return ik_refuse_negative(rows, n, dim, r->input_file, rows_before + 1, advice != NULL
+		? advice : "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])");
 }
 
 static int run_continued(const struct online_cli *o, const struct online_run *r, struct parameter *param)

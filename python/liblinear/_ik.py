@@ -33,8 +33,10 @@ KERNEL_CODES = {'0': 0, 'none': 0, '1': LIK_KERNEL_ANNE, 'anne': LIK_KERNEL_ANNE
                 '2': LIK_KERNEL_IFOREST, 'iforest': LIK_KERNEL_IFOREST,
                 '3': LIK_KERNEL_MINMAX, 'minmax': LIK_KERNEL_MINMAX,
                 '4': LIK_KERNEL_ACOS, 'acos': LIK_KERNEL_ACOS}
-# minmax and acos (issue 27): psi is cells, not sampled rows, and -S 2 is theirs
+# minmax and acos (issue 27): psi is cells, not sampled rows, and their default -S is 0
 EXACT_KERNELS = (LIK_KERNEL_MINMAX, LIK_KERNEL_ACOS)
+# the transforms' names (issue 28), beside their codes 0..4 (-S)
+SCALE_CODES = {'none': 0, 'maxabs': 1, 'minmax': 2, 'std': 3, 'log1p': 4}
 DEVICE_NAMES = {'cpu': LIK_DEVICE_CPU, 'gpu': LIK_DEVICE_GPU, 'auto': LIK_DEVICE_AUTO}
 
 
@@ -222,8 +224,8 @@ def parse_kernel_options(pairs, param):
             options.seed = _strict_integer(value, 0, 18446744073709551615,
                                            "-r needs a seed, a whole number from 0 to 18446744073709551615")
         elif option == '-S':
-            options.scale = _strict_integer(value, 0, 2, "-S needs 0 (no scaling), 1 (max-abs scaling, anne)"
-                                            " or 2 (min-max to [0, 1], minmax and acos)")
+            options.scale = _strict_integer(value, 0, 4, "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max),"
+                                            " 3 (divide by the standard deviation) or 4 (log1p, then as 1)")
         elif option == '-d':
             if value not in DEVICE_NAMES:
                 raise ValueError("-d needs auto, cpu or gpu")
@@ -291,10 +293,13 @@ class IKMap(object):
         the rows), "minmax" (min-max kernel, 0-bit CWS: t samples of psi = 2^b cells, a power
         of two from 16 to 65536) or "acos" (acos kernel: t sign projections, psi = 2; give
         None or 2). psi None: 64 for anne and iforest (as before), 256 for minmax, 2 for acos.
-        scale None: the kernel's default, True/1 for anne and iforest (max-abs, aNNE only),
-        0 for minmax and acos; 2 or "minmax": min-max to [0, 1] per feature over X's rows,
-        stored with the map, later values clipped (minmax and acos only). minmax refuses a
-        negative value unless scale is 2 (ValueError naming the row and feature).
+        scale (-S, any code for any kernel, learnt from X's rows and stored with the map):
+        None: the kernel's default, True/1 for anne and iforest, 0 for minmax and acos;
+        0/False none; 1/True or "maxabs": divide by max |x|; 2 or "minmax": min-max (anne:
+        divide by the range; minmax and acos: to [0, 1], later values clipped); 3 or "std":
+        divide by the standard deviation; 4 or "log1p": log1p, then as 1. iforest ignores
+        1-3. A negative value is a ValueError naming the row and feature under scale 4, and
+        for minmax under every scale but 2.
     m.cells(X)      -> numpy uint32 (n, t): the cell of each row in each partitioning
     m.transform(X)  -> scipy.sparse.csr_matrix (n, t*psi), t entries 1/sqrt(t) per row
                        at columns k*psi + cell
@@ -320,19 +325,21 @@ class IKMap(object):
 
     @staticmethod
     def _scale_code(scale, code):
-        """scale as the library's code: None the kernel's default, bools and 0/1 as before
-        (max-abs), 2 or "minmax" min-max to [0, 1]."""
+        """scale as the library's code 0..4 (-S): None the kernel's default, bools and 0/1 as
+        before (max-abs), or a name from SCALE_CODES."""
+        message = ('scale must be None, a bool, 0..4 or one of "none", "maxabs", "minmax", "std",'
+                   ' "log1p", not %r' % (scale,))
         if scale is None:
             return 0 if code in EXACT_KERNELS else 1
         if isinstance(scale, str):
-            if scale.lower() == 'minmax':
-                return 2
-            raise ValueError('scale must be None, a bool, 0, 1, 2 or "minmax", not %r' % (scale,))
+            if scale.lower() in SCALE_CODES:
+                return SCALE_CODES[scale.lower()]
+            raise ValueError(message)
         if isinstance(scale, (bool, np.bool_)):
             return int(scale)
-        if isinstance(scale, numbers.Integral) and 0 <= int(scale) <= 2:
+        if isinstance(scale, numbers.Integral) and 0 <= int(scale) <= 4:
             return int(scale)
-        raise ValueError('scale must be None, a bool, 0, 1, 2 or "minmax", not %r' % (scale,))
+        raise ValueError(message)
 
     @staticmethod
     def _device_code(device):

@@ -77,10 +77,10 @@ def train(arg1, arg2=None, arg3=None):
         -s type : set type of solver (default 1), as the train program
         -c cost, -p epsilon, -n nu, -e epsilon, -B bias, -R, -wi weight,
         -v n, -C, -q : as the train program
-        -k 1|anne|2|iforest|3|minmax|4|acos, -t, -g, -r, -S 0|1|2, -d, -m : the kernel map, as
-            train -k (minmax: -g 2^b, a power of two 16..65536, default 256; acos: no -g;
-            -S 2, min-max to [0, 1], for minmax and acos; minmax refuses negative values
-            without it); -C -k minmax searches 2^b in 16, 64, ..., 4096 and C, -C -k acos C
+        -k 1|anne|2|iforest|3|minmax|4|acos, -t, -g, -r, -S 0|1|2|3|4, -d, -m : the kernel map,
+            as train -k (minmax: -g 2^b, a power of two 16..65536, default 256; acos: no -g;
+            -S: 0 none, 1 max-abs, 2 min-max, 3 standard deviation, 4 log1p then max-abs;
+            -S 4 refuses negative values, and minmax does without -S 2); -C -k minmax searches 2^b in 16, 64, ..., 4096 and C, -C -k acos C
         -s 30 : online gradient descent (hinge loss; IK-OGD with -k), one pass in row order;
             -c is its learning rate eta (default 0.5). More passes, updates by new rows and
             training from a model: online_update and train_from.

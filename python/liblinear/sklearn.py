@@ -89,14 +89,16 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
         sample, a power of two from 16 to 65536, whatever the rows. acos:
         2 (None or 2). None: the programs' default (64 for aNNE, 32 for
         iForest, 256 for minmax, 2 for acos).
-    scale : None, bool, 0, 1, 2 or "minmax", default None
-        None: the kernel's default, max-abs scaling for anne and iforest
-        (-S 1; iforest ignores it), none for minmax and acos (-S 0).
-        True or 1: max-abs feature scaling before aNNE distances (-S 1);
-        False or 0: none (-S 0). 2 or "minmax": min-max to [0, 1] per
-        feature over the rows given to fit, stored with the map, later
-        values clipped (-S 2; minmax and acos only). Without it minmax
-        refuses negative values (ValueError naming the row and feature).
+    scale : None, bool, 0..4 or "none", "maxabs", "minmax", "std", "log1p", default None
+        The per-feature transform (-S), learnt over the rows given to fit
+        and stored with the map; every code for every kernel. None: the
+        kernel's default, max-abs for anne and iforest (-S 1; iforest
+        ignores 1-3), none for minmax and acos (-S 0). False/0: none;
+        True/1/"maxabs": divide by max |x|; 2/"minmax": min-max (anne:
+        divide by the range; minmax and acos: to [0, 1], later values
+        clipped); 3/"std": divide by the standard deviation; 4/"log1p":
+        log1p, then as 1. A negative value is a ValueError naming the row
+        and feature under 4, and for minmax under every scale but 2.
     random_state : int, RandomState or None, default 1
         The seed (-r).
     device : {"auto", "cpu", "gpu"}, default "auto"

@@ -1,9 +1,10 @@
 /*
  * fuzz_ikmap.c - libFuzzer target for the .ik partitioning loader
  * (ikmap/ikmap.h: ikmap_load), every map type (aNNE and iForest in
- * version-1 files, min-max and acos in version 2; the method and version
- * are header fields, so the seed corpus holds files of all four and
- * mutations reach every decoder).
+ * version-1 files, min-max and acos in version 2, and issue 28's
+ * transforms of all four in version 2; the method, scale and version are
+ * header fields, so the seed corpus holds files of each and mutations
+ * reach every decoder).
  *
  * Input: the bytes of a .ik file. Before writing it to the scratch
  * directory the target overwrites its last 8 bytes with the right
@@ -13,9 +14,10 @@
  * the CPU with one thread (deterministic), every cell must be < psi; for
  * aNNE with d <= 65536 both distance paths are forced in turn (dense,
  * sparse) and must give the same cells, as ikmap.h promises, and so must
- * acos's float and reference paths where its map has them; a min-max
- * map without scale 2 gets the rows' absolute values (it refuses
- * negatives, -2, which is checked too); the kernel of two rows must
+ * acos's float and reference paths where its map has them; a map that
+ * refuses negatives (min-max without scale 2, any map under scale 4:
+ * issue 28's log1p) gets the rows' absolute values (-2 for the negatives
+ * first, which is checked too); the kernel of two rows must
  * be in [0, 1] and K(x, x) = 1; the map is saved and loaded again and
  * must keep its checksum.
  */
@@ -53,7 +55,7 @@ static void use_map(struct ikmap *map)
 	unsigned char *again = malloc(NR_ROWS * row_bytes);
 	if (cells == NULL || again == NULL)
 		fuzz_give_up("malloc");
-	if (ikmap_method(map) == IKMAP_MINMAX && ikmap_scaled(map) != 2) {
+	if (ikmap_needs_nonnegative(ikmap_method(map), ikmap_scaled(map))) {
 		char why[IKMAP_ERR_SIZE];
 		FUZZ_CHECK(ikmap_map_on(map, rows, NR_ROWS, cells, 1, IKMAP_DEVICE_CPU, why) == -2);
 		for (int r = 1; r < NR_ROWS; r++)

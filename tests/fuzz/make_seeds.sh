@@ -71,7 +71,9 @@ done
 # a model file with CRLF endings (load_model reads it as upstream does)
 sed 's/$/\r/' "$m/heart-s2" > "$m/heart-s2-crlf"
 
-# ---- -k models and their .ik files: aNNE (scaled and not) and iForest ----
+# ---- -k models and their .ik files: aNNE (scaled and not) and iForest,
+# and issue 28's transforms (version-2 files: aNNE -S 2/3/4, iForest -S 4,
+# minmax -S 4, acos -S 3) ----
 i="$OUT/fuzz_ikmap"
 p="$OUT/fuzz_predict_ik"
 k=0
@@ -82,7 +84,14 @@ for spec in "heart4f heart-test5 -k anne -t 3 -g 4" \
 	"a9a40 a9a-test5 -k anne -t 2 -g 3 -s 0 -B 1" \
 	"a9a40 a9a-test5 -k iforest -t 2 -g 4 -s 12" \
 	"heart40 heart-test5 -k anne -t 2 -g 2 -s 4" \
-	"heart40 heart-test5 -k iforest -t 2 -g 3 -s 0"; do
+	"heart40 heart-test5 -k iforest -t 2 -g 3 -s 0" \
+	"heart4f heart-test5 -k anne -S 2 -t 2 -g 3" \
+	"heart4f heart-test5 -k anne -S 3 -t 2 -g 3 -s 0" \
+	"a9a40 a9a-test5 -k anne -S 4 -t 2 -g 3" \
+	"a9a40 a9a-test5 -k iforest -S 4 -t 2 -g 4" \
+	"a9a40 a9a-test5 -k minmax -S 4 -t 3 -g 16" \
+	"heart4f heart-test5 -k acos -S 3 -t 3" \
+	"heart4f heart-test5 -k minmax -S 2 -t 2 -g 16"; do
 	set -- $spec
 	train_set=$1 test_set=$2
 	shift 2

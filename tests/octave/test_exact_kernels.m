@@ -13,8 +13,8 @@ function test_exact_kernels(ctx)
   expect_error(@() train(y, X, '-k minmax -g 100 -q'), 'power of two from 16 to 65536');
   expect_error(@() train(y, X, '-k 3 -g 8 -q'), 'power of two from 16 to 65536');
   expect_error(@() train(y, X, '-k acos -g 2 -q'), '-g cannot be used with -k acos');
-  expect_error(@() train(y, X, '-k anne -S 2 -q'), 'is for -k minmax and acos only');
-  expect_error(@() train(y, X, '-k minmax -S 1 -q'), 'is for -k anne');
+  expect_error(@() train(y, X, '-k anne -S 5 -q'), '-S needs 0');
+  expect_error(@() train(y, X, '-k acos -S 4 -q'), 'is negative: -S 4 \(log1p\)');
   expect_error(@() train(y, X, '-k acos -t 65537 -q'), 'at most 65536 samples');
   expect_error(@() train(y, X, '-k 5 -q'), '3 \(minmax\) or 4 \(acos\)');
 

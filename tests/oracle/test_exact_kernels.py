@@ -1,8 +1,8 @@
 """train -k minmax|acos, predict on their models and tools/ikmap (issue 27), end to end.
 
 The independent expectations: the option rules of the issue (2^b a power of
-two from 16 to 65536, no -g with acos, -S 2 only for these two types, -S 1
-only for anne), the first negative value of a file found here by reading
+two from 16 to 65536, no -g with acos, -S 0..4; issue 28 opened every -S to
+every type: test_transforms.py), the first negative value of a file found here by reading
 its text, the kernels' definitions (acos: 1 - angle/pi; minmax on 0/1 rows:
 the Jaccard similarity) against the share of colliding samples, the
 accuracies of plain linear training on the same held-out test set (dna),
@@ -69,10 +69,6 @@ def write_rows(path, y, X):
     ("-k 3 -g 48", "-k minmax needs 2^b cells, a power of two from 16 to 65536"),
     ("-k acos -g 2", "-g cannot be used with -k acos"),
     ("-k 4 -g 16", "-g cannot be used with -k acos"),
-    ("-k anne -S 2", "-S 2, min-max to [0, 1]) is for -k minmax and acos only"),
-    ("-k iforest -S 2", "-S 2, min-max to [0, 1]) is for -k minmax and acos only"),
-    ("-k minmax -S 1", "-S 1, max-abs) is for -k anne"),
-    ("-k acos -S 1", "-S 1, max-abs) is for -k anne"),
     ("-k minmax -t 65537", "takes at most 65536 samples"),
     ("-k acos -t 100000", "takes at most 65536 samples"),
 ])
@@ -88,11 +84,11 @@ def test_bad_combinations_are_refused_before_any_work(binaries, data, tmp_path, 
     assert not model.exists() and not (tmp_path / "m.model.ik").exists()
 
 
-@pytest.mark.parametrize("value", ["3", "-1", "x", "2.0"])
-def test_scale_takes_0_1_or_2(binaries, data, tmp_path, value):
+@pytest.mark.parametrize("value", ["5", "-1", "x", "2.0"])
+def test_scale_takes_0_to_4(binaries, data, tmp_path, value):
     r = ol.run([binaries[0], "-k", "minmax", "-S", value, data("dna", "dna.train"), tmp_path / "m"])
     assert r.returncode == 1
-    assert "-S needs 0 (no scaling), 1 (max-abs scaling, anne) or 2" in r.stderr
+    assert "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max), 3" in r.stderr
 
 
 @pytest.mark.parametrize("value", ["3", "minmax", "4", "acos"])
@@ -155,7 +151,7 @@ def test_ikmap_tool_refuses_negative_build_rows(data, tmp_path):
 
 @pytest.mark.parametrize("options,message", [
     ("-k minmax -g 12", "power of two"), ("-k acos -g 2", "-g cannot be used with -k acos"),
-    ("-k anne -S 2", "for -k minmax and acos only"),
+    ("-k anne -S 5", "-S needs 0"),
 ])
 def test_ikmap_tool_refuses_bad_combinations(data, tmp_path, options, message):
     out = tmp_path / "map.ik"

@@ -524,7 +524,7 @@ def test_mapped_rows_format(data, tool, tmp_path):
     (["-k", "anne", "-g", "-4"], "ERROR: -g needs"),
     (["-k", "anne", "-g", "8x"], "ERROR: -g needs"),
     (["-k", "anne", "-r", "-1"], "ERROR: -r needs a seed"),
-    (["-k", "anne", "-S", "3"], "ERROR: -S needs 0"),
+    (["-k", "anne", "-S", "5"], "ERROR: -S needs 0"),
     (["-k", "anne", "-d", "tpu"], "ERROR: -d needs auto, cpu or gpu"),
     (["-k", "anne", "-m", "0"], "ERROR: -m needs a number of threads >= 1"),
 ])

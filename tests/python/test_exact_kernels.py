@@ -73,10 +73,8 @@ def first_negative(X):
     ("-k minmax -g 100", "psi (-g 100): -k minmax needs 2^b cells, a power of two from 16 to 65536"),
     ("-k 3 -g 8", "psi (-g 8): -k minmax needs 2^b cells, a power of two from 16 to 65536"),
     ("-k acos -g 2", "-g cannot be used with -k acos (each projection has 2 cells)"),
-    ("-k anne -S 2", "scale 2 (-S 2, min-max to [0, 1]) is for -k minmax and acos only; "
-                     "-k anne takes -S 0 or 1"),
-    ("-k minmax -S 1", "scale 1 (-S 1, max-abs) is for -k anne; -k minmax takes -S 0 or 2 "
-                       "(min-max to [0, 1])"),
+    ("-k anne -S 5", "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max), 3 (divide by the "
+                     "standard deviation) or 4 (log1p, then as 1)"),
     ("-k acos -t 65537", "t (-t 65537): -k acos takes at most 65536 samples"),
     ("-k 6", "-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)"),
 ])
@@ -105,12 +103,10 @@ def test_ikmap_build_refuses_negatives_without_scale_2(heart, dense):
 
 
 @pytest.mark.parametrize("kernel,scale,message", [
-    ("anne", 2, "is for -k minmax and acos only"),
-    ("anne", "minmax", "is for -k minmax and acos only"),
-    ("minmax", True, "is for -k anne"),
-    ("acos", 1, "is for -k anne"),
-    ("minmax", "max", "scale must be None, a bool, 0, 1, 2 or \"minmax\""),
-    ("minmax", 3, "scale must be None, a bool, 0, 1, 2 or \"minmax\""),
+    ("minmax", "max", "scale must be None, a bool, 0..4 or one of"),
+    ("minmax", 5, "scale must be None, a bool, 0..4 or one of"),
+    ("anne", -1, "scale must be None, a bool, 0..4 or one of"),
+    ("anne", "log", "scale must be None, a bool, 0..4 or one of"),
 ])
 def test_ikmap_scale_codes(heart, kernel, scale, message):
     _, X = heart
@@ -140,8 +136,10 @@ def test_estimator_defaults_and_refusals(heart):
     row, feature = first_negative(X)
     with pytest.raises(ValueError, match=r"row %d: feature %d is negative" % (row, feature)):
         IsolationKernel(kernel="minmax", t=10).fit(X)
-    with pytest.raises(ValueError, match="is for -k anne"):
-        IKLinearClassifier(kernel="minmax", t=10, scale=True).fit(abs(X), y)
+    # every -S for every kernel now (issue 28): max-abs min-max is a model like any other
+    IKLinearClassifier(kernel="minmax", t=10, scale=True).fit(abs(X), y)
+    with pytest.raises(ValueError, match="scale must be None, a bool, 0..4"):
+        IKLinearClassifier(kernel="minmax", t=10, scale=7).fit(abs(X), y)
 
 
 # ---------------------------------------------------------------- with real maps
@@ -272,3 +270,28 @@ def test_search_grids_from_python(heart, capsys):
     C, p, score, psi = train(y, X, "-C -k acos -t 20 -s 2")
     assert psi == 2
     assert [row["psi"] for row in _ik.last_search_table] == [2, 0]
+
+
+# ---------------------------------------------------------------- transforms (issue 28)
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest", "minmax", "acos"])
+@pytest.mark.parametrize("scale,code", [(0, 0), ("maxabs", 1), ("minmax", 2), ("std", 3), (3, 3),
+                                        ("log1p", 4), (4, 4)])
+def test_every_scale_code_and_name_for_every_kernel(heart, kernel, scale, code):
+    """The names map to the codes, the map stores them (iForest keeps only 4), and the bytes
+    round-trip with the same cells."""
+    _, X = heart
+    given = abs(X)	# non-negative: every code applies to every kernel
+    m = _ik.IKMap.build(given, kernel=kernel, t=10, scale=scale)
+    assert m.scale == (code if kernel != "iforest" else (4 if code == 4 else 0))
+    back = _ik.IKMap.from_bytes(m.to_bytes())
+    assert back.scale == m.scale and back.checksum == m.checksum
+    assert np.array_equal(back.cells(given), m.cells(given))
+
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest", "acos"])
+def test_scale_4_refuses_negatives_naming_row_and_feature(heart, kernel):
+    _, X = heart
+    row, feature = first_negative(X)
+    with pytest.raises(ValueError, match=r"^row %d: feature %d is negative: -S 4" % (row, feature)):
+        _ik.IKMap.build(X, kernel=kernel, t=10, scale="log1p")

@@ -263,8 +263,8 @@ def test_save_errors_are_oserror(heart, tmp_path):
     ("-k anne -t 1.5", "-t needs a number of partitionings >= 1"),
     ("-k anne -g 0", "-g needs a number of cells per partitioning (psi) >= 1"),
     ("-k anne -r -1", "-r needs a seed, a whole number from 0 to 18446744073709551615"),
-    ("-k anne -S 3", "-S needs 0 (no scaling), 1 (max-abs scaling, anne) or 2 (min-max to [0, 1],"
-                     " minmax and acos)"),
+    ("-k anne -S 5", "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max), 3 (divide by the"
+                     " standard deviation) or 4 (log1p, then as 1)"),
     ("-k anne -d tpu", "-d needs auto, cpu or gpu"),
     ("-k anne -m 0", '-m needs a number of threads >= 1, not "0"'),
 ])

@@ -62,6 +62,52 @@ START_TEST(test_log_exact_points_and_domain)
 }
 END_TEST
 
+/*
+ * det_log1p against libm's log1p (an independent implementation): within
+ * the contract's 8 ulp from subnormals to the largest double and on
+ * (-1, 0); x itself where 1 + x rounds to 1; zeros kept with their sign.
+ */
+START_TEST(test_log1p_against_libm)
+{
+	uint64_t stream = crng_stream(11, 5);
+	double worst = 0, worst_x = 0;
+	for (uint64_t i = 0; i < 2000000; i++) {
+		uint64_t b = crng_at(stream, i, 0);
+		double u = crng_unit_open(b), x;
+		switch (i % 5) {
+		case 0: x = u; break;				/* (0, 1) */
+		case 1: x = ldexp(u, (int)(b % 2040) - 1020); break;	/* every scale */
+		case 2: x = ldexp(u, -(int)(b % 60)); break;	/* small: 1 + x rounds */
+		case 3: x = -u; break;				/* (-1, 0) */
+		default: x = (u - 0.5) * 1e-3; break;		/* around 0 */
+		}
+		double want = log1p(x);
+		if (want == 0)
+			continue;
+		double e = ulps(det_log1p(x), want);
+		if (e > worst) {
+			worst = e;
+			worst_x = x;
+		}
+	}
+	ck_assert_msg(worst <= 8, "det_log1p off by %g ulp at %a", worst, worst_x);
+	/* subnormal and tiny inputs: 1 + x rounds to 1, the answer is x itself */
+	ck_assert(det_log1p(0x1p-1074) == 0x1p-1074);
+	ck_assert(det_log1p(1e-300) == 1e-300);
+	ck_assert(det_log1p(-1e-20) == -1e-20);
+	/* the largest double: no overflow in the correction */
+	double big = det_log1p(1.79769313486231570815e+308);
+	ck_assert_msg(ulps(big, log1p(1.79769313486231570815e+308)) <= 8, "%a", big);
+	ck_assert(det_log1p(0.0) == 0.0 && !signbit(det_log1p(0.0)));
+	ck_assert(det_log1p(-0.0) == 0.0 && signbit(det_log1p(-0.0)));
+	ck_assert(ulps(det_log1p(1.0), log(2.0)) <= 8);
+	ck_assert(isnan(det_log1p(-1.0)));
+	ck_assert(isnan(det_log1p(-2.0)));
+	ck_assert(isnan(det_log1p(INFINITY)));
+	ck_assert(isnan(det_log1p(NAN)));
+}
+END_TEST
+
 START_TEST(test_generator_is_a_function)
 {
 	uint64_t a = crng_at(crng_stream(42, 9), 123456, 3);
@@ -110,6 +156,7 @@ static Suite *detmath_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_log_within_4_ulp);
 	tcase_add_test(tc, test_log_exact_points_and_domain);
+	tcase_add_test(tc, test_log1p_against_libm);
 	tcase_add_test(tc, test_generator_is_a_function);
 	tcase_add_test(tc, test_generator_moments_and_independence);
 	suite_add_tcase(s, tc);

@@ -123,6 +123,9 @@ START_TEST(device_random_dense)
 	struct data query = random_data(300, 30, 1.0, -1, 3, 6);
 	check_gpu(&train, &query, 25, 64, 0);
 	check_gpu(&train, &query, 25, 64, 1);
+	/* issue 28's transforms of signed data: range and standard deviation factors */
+	check_gpu(&train, &query, 25, 64, 2);
+	check_gpu(&train, &query, 25, 64, 3);
 	data_free(&train);
 	data_free(&query);
 }
@@ -133,6 +136,7 @@ START_TEST(device_random_sparse)
 	struct data train = random_data(400, 300, 0.05, 0, 5, 7);
 	struct data query = random_data(200, 320, 0.05, 0, 5, 8);	/* features above d are ignored */
 	check_gpu(&train, &query, 20, 32, 1);
+	check_gpu(&train, &query, 20, 32, 4);	/* log1p on the host, before the floats (issue 28) */
 	data_free(&train);
 	data_free(&query);
 }

@@ -369,14 +369,14 @@ START_TEST(kernel_parameters_and_caps)
 		{ IKMAP_ACOS, 100, 4, 0, "2 cells" },
 		{ IKMAP_ACOS, 0, 2, 0, "1..65536" },
 		{ IKMAP_ACOS, 65537, 2, 0, "1..65536" },
-		{ IKMAP_ACOS, 10, 2, 1, "scale 1" },
-		{ IKMAP_ACOS, 10, 2, 3, "scale 3" },
+		{ IKMAP_ACOS, 10, 2, 5, "scale 5" },	/* codes 0..4 only (issue 28) */
+		{ IKMAP_ACOS, 10, 2, -1, "scale -1" },
 		{ IKMAP_MINMAX, 10, 100, 0, "power of two" },
 		{ IKMAP_MINMAX, 10, 8, 0, "power of two" },
 		{ IKMAP_MINMAX, 10, 131072, 0, "power of two" },
 		{ IKMAP_MINMAX, 65536, 65536, 0, "too large" },
-		{ IKMAP_ANNE, 2, 2, 2, "scale 2" },
-		{ IKMAP_IFOREST, 2, 2, 2, "scale 2" },
+		{ IKMAP_ANNE, 2, 2, 5, "scale 5" },
+		{ IKMAP_IFOREST, 2, 2, 5, "scale 5" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char err[IKMAP_ERR_SIZE] = "";
@@ -680,11 +680,16 @@ START_TEST(damaged_and_crafted_version_2_files_are_refused)
 		{ 2, IKMAP_MINMAX, 65536, 65536, 3, 0 },	/* k * cells > INT_MAX - 2 */
 		{ 2, IKMAP_ACOS, 65537, 2, 3, 0 },
 		{ 2, IKMAP_ACOS, 0, 2, 3, 0 },
-		{ 2, IKMAP_ACOS, 10, 2, 3, 1 },		/* scale 1 */
-		{ 2, IKMAP_ACOS, 10, 2, 3, 3 },
+		{ 2, IKMAP_ACOS, 10, 2, 3, 5 },		/* scale codes are 0..4 */
+		{ 2, IKMAP_MINMAX, 16, 16, 3, 7 },
 		{ 2, IKMAP_ACOS, 10, 2, 0, 0 },		/* d 0 */
 		{ 2, IKMAP_ACOS, 10, 2, 2147483647u, 0 },
-		{ 2, IKMAP_ANNE, 10, 2, 3, 0 },		/* v2 is for the new types here */
+		{ 2, IKMAP_ANNE, 10, 2, 3, 0 },		/* v2 aNNE: scales 2-4 only */
+		{ 2, IKMAP_ANNE, 10, 2, 3, 1 },
+		{ 2, IKMAP_IFOREST, 10, 2, 3, 0 },	/* v2 iForest: scale 4 only */
+		{ 2, IKMAP_IFOREST, 10, 2, 3, 2 },
+		{ 1, IKMAP_ANNE, 10, 2, 3, 2 },		/* v1 knows no scale 2-4 */
+		{ 1, IKMAP_IFOREST, 10, 2, 3, 4 },
 		{ 2, 4, 10, 2, 3, 0 },
 		{ 1, IKMAP_ACOS, 10, 2, 3, 0 },		/* v1 knows no acos */
 	};

@@ -105,17 +105,24 @@ START_TEST(parameter_combinations)
 		{ LIK_KERNEL_MINMAX, 100, 131072, 0, 0, "power of two from 16 to 65536" },
 		{ LIK_KERNEL_MINMAX, 100, 0, 0, 0, "power of two" },
 		{ LIK_KERNEL_MINMAX, 65537, 16, 0, 0, "at most 65536 samples" },
-		{ LIK_KERNEL_MINMAX, 100, 256, 1, 0, "is for -k anne" },
-		{ LIK_KERNEL_MINMAX, 100, 256, 3, 0, "must be 0, 1 or 2" },
+		/* issue 28: every -S 0..4 for every kernel, nothing else */
+		{ LIK_KERNEL_MINMAX, 100, 256, 1, 1, NULL },
+		{ LIK_KERNEL_MINMAX, 100, 256, 3, 1, NULL },
+		{ LIK_KERNEL_MINMAX, 100, 256, 4, 1, NULL },
+		{ LIK_KERNEL_MINMAX, 100, 256, 5, 0, "must be 0 (none), 1 (max-abs)" },
+		{ LIK_KERNEL_MINMAX, 100, 256, -1, 0, "must be 0 (none)" },
 		/* k * cells beyond INT_MAX - 2 */
 		{ LIK_KERNEL_MINMAX, 65536, 65536, 0, 0, "too large" },
 		{ LIK_KERNEL_ACOS, 100, 2, 0, 1, NULL },
 		{ LIK_KERNEL_ACOS, 100, 0, 2, 1, NULL },
 		{ LIK_KERNEL_ACOS, 100, 4, 0, 0, "2 cells per projection" },
 		{ LIK_KERNEL_ACOS, 100000, 2, 0, 0, "at most 65536 samples" },
-		{ LIK_KERNEL_ACOS, 100, 2, 1, 0, "is for -k anne" },
-		{ LIK_KERNEL_ANNE, 100, 64, 2, 0, "for -k minmax and acos only" },
-		{ LIK_KERNEL_IFOREST, 100, 64, 2, 0, "for -k minmax and acos only" },
+		{ LIK_KERNEL_ACOS, 100, 2, 1, 1, NULL },
+		{ LIK_KERNEL_ANNE, 100, 64, 2, 1, NULL },
+		{ LIK_KERNEL_ANNE, 100, 64, 4, 1, NULL },
+		{ LIK_KERNEL_IFOREST, 100, 64, 2, 1, NULL },	/* ignored there */
+		{ LIK_KERNEL_IFOREST, 100, 64, 4, 1, NULL },
+		{ LIK_KERNEL_ANNE, 100, 64, 5, 0, "4 (log1p, then max-abs)" },
 		{ LIK_KERNEL_IFOREST, 100, 64, 1, 1, NULL },	/* ignored there, as before */
 		{ LIK_KERNEL_ANNE, 100000, 64, 0, 1, NULL },	/* IK t is not capped at 65536 */
 		{ 5, 100, 64, 0, 0, "minmax (3) or acos (4)" },
