@@ -615,7 +615,11 @@ int lik_auto_summary_text(const struct lik_auto_table *t, char *text, size_t siz
 	append_text(&text, &size, &need, "  (%d rows, %.0f columns)\n", best->rows, best->columns);
 	append_text(&text, &size, &need, "plain linear: best C = %g, CV accuracy = %.2f%% (%d rows)\n",
 		plain->C, 100.0 * plain->score, plain->rows);
-	if (best->kernel == LIK_KERNEL_LINEAR)
+	/* advice only where a kernel was scored on the same rows as plain linear */
+	int kernels_there = 0;
+	for (size_t i = 0; i < t->count; i++)
+		kernels_there |= t->rows[i].kernel != LIK_KERNEL_LINEAR && t->rows[i].rows == plain->rows;
+	if (best->kernel == LIK_KERNEL_LINEAR && kernels_there)
 		append_text(&text, &size, &need, t->kernel_wins
 			? "no kernel beats plain linear training by more than the folds' noise on this "
 			"data: train without -k\n"
