@@ -93,12 +93,15 @@ def test_dna_subsample_larger_t_and_reproduced_command(data, binaries, tmp_path)
     dna = small_dna(data, tmp_path)
     r = auto(binaries, "-W 1 -m 2", dna, tmp_path, "dm")
     lines, rows, best, command = parsed(r.stdout)
-    # stage 2 tries the best two kernels of stage 1 at t = 300 and 1000, at their psi
+    # stage 2 tries the best two kernels of stage 1 at t = 300, at their psi, and at t = 1000
+    # exactly when t = 300 scored above t = 100
     stage_one = [g for g in rows[1:5]]
     ranked = sorted(stage_one, key=lambda g: -float(g[6]))	# stable: ties keep their order
     for g in ranked[:2]:
-        for t in ("300", "1000"):
-            assert any(h[0] == g[0] and h[1] == t and h[2] == g[2] for h in rows[5:]), (g, t)
+        at = {t: [h for h in rows[5:] if h[0] == g[0] and h[1] == t and h[2] == g[2]]
+              for t in ("300", "1000")}
+        assert len(at["300"]) == 1, g
+        assert len(at["1000"]) == (1 if float(at["300"][0][6]) > float(g[6]) else 0), (g, at)
     words = shlex.split(command)
     for name in ("dm", "dm.ik"):
         if (tmp_path / name).exists():
