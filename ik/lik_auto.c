@@ -429,7 +429,7 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 			return -1;
 	}
 	/* stage 2: the best two kernels of stage 1 with each variation */
-	size_t *order = malloc((t->count + 64) * sizeof *order);
+	size_t *order = malloc((t->count + 1) * sizeof *order);
 	if (order == NULL) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return -1;
@@ -476,7 +476,14 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 		}
 	}
 	/* stage 3: the best few kernel candidates and plain linear again, on all rows */
+	free(order);
+	order = NULL;
 	if (s->has_sample) {
+		order = malloc((t->count + 1) * sizeof *order);	/* stage 2 added rows */
+		if (order == NULL) {
+			lik_fail(err, LIK_ENOMEM, "out of memory");
+			return -1;
+		}
 		rank_rows(t, 0, order, &n, 1);
 		size_t want = (size_t)(s->opt.confirm > 0 ? s->opt.confirm : 1);
 		size_t m = n < want ? n : want;
