@@ -317,6 +317,23 @@ static int plain_row(struct auto_state *s, const struct problem *prob, int stage
 	return rc;
 }
 
+/* 1: the library refuses the candidate's options (or minmax's data): it is skipped, not run. */
+static int refused(const struct auto_state *s, const struct problem *prob, int kernel, int t,
+	int psi, int scale)
+{
+	struct lik_map_params k = s->base;
+	k.kernel = kernel;
+	k.t = t;
+	k.psi = psi != 0 ? psi : lik_psi_grid_of(kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
+	k.scale = scale;
+	struct lik_error why;
+	if (lik_map_params_check(&k, &why) != 0)
+		return 1;
+	if (kernel == LIK_KERNEL_MINMAX && scale != 2 && s->has_negative)
+		return 1;	/* minmax takes non-negative rows only without -S 2 */
+	return kernel != LIK_KERNEL_ACOS && kernel != LIK_KERNEL_MINMAX && psi > prob->l;
+}
+
 /*
  * One kernel candidate on prob: lik_search with psi 0 (searched) or the
  * given psi, C walked up from C0 (> 0) or lik_search's own start. A
@@ -331,15 +348,7 @@ static int kernel_row(struct auto_state *s, const struct problem *prob, int stag
 	k.t = t;
 	k.psi = psi;
 	k.scale = scale;
-	struct lik_map_params probe = k;
-	if (probe.psi == 0)
-		probe.psi = lik_psi_grid_of(kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
-	struct lik_error refused;
-	if (lik_map_params_check(&probe, &refused) != 0)
-		return 0;
-	if (kernel == LIK_KERNEL_MINMAX && scale != 2 && s->has_negative)
-		return 0;	/* minmax takes non-negative rows only without -S 2 */
-	if (kernel != LIK_KERNEL_ACOS && kernel != LIK_KERNEL_MINMAX && psi > prob->l)
+	if (refused(s, prob, kernel, t, psi, scale))
 		return 0;
 	struct lik_search_options so;
 	lik_search_options_default(&so);
@@ -418,11 +427,12 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 		return -1;
 	for (size_t i = 0; i < KERNEL_COUNT; i++) {
 		int kernel = stage_one_kernels[i];
+		int psi = kernel == LIK_KERNEL_ACOS ? 0 : s->opt.psi;
 		if (over_budget(s)) {
-			note_skipped(s, "stage 1 %s", lik_auto_kernel_name(kernel));
+			if (!refused(s, &s->sample, kernel, first_t, psi, scale_of(s, kernel)))
+				note_skipped(s, "stage 1 %s", lik_auto_kernel_name(kernel));
 			continue;
 		}
-		int psi = kernel == LIK_KERNEL_ACOS ? 0 : s->opt.psi;
 		int ran;
 		if (kernel_row(s, &s->sample, 1, kernel, first_t, psi, scale_of(s, kernel), 0, -1,
 			&ran, err) != 0)
@@ -459,13 +469,14 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 				continue;
 			if (x->non_negative_only && s->has_negative)
 				continue;
-			if (over_budget(s)) {
-				note_skipped(s, "stage 2 %s t = %d S = %d", lik_auto_kernel_name(b->kernel),
-					vt, vs);
-				continue;
-			}
 			int ran;
 			int psi = b->kernel == LIK_KERNEL_ACOS ? 0 : b->psi;
+			if (over_budget(s)) {
+				if (!refused(s, &s->sample, b->kernel, vt, psi, vs))
+					note_skipped(s, "stage 2 %s t = %d S = %d",
+						lik_auto_kernel_name(b->kernel), vt, vs);
+				continue;
+			}
 			/* C walked up from a quarter of the base's best: the peak moves little with t */
 			if (kernel_row(s, &s->sample, 2, b->kernel, vt, psi, vs, x->w, b->C / 4, &ran,
 				err) != 0) {
