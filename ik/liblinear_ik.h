@@ -348,10 +348,13 @@ int lik_search_summary_text(const struct lik_search_table *table, int regression
  *  1. plain linear (upstream's C sweep), then anne, iforest, minmax (with
  *     S = 2 when a value is negative) and acos at t = 100, each with its
  *     own psi/C search;
+ *     minmax's grid of 2^b stops at the first 2^b >= d (larger ones give
+ *     the same map);
  *  2. the best two kernels of stage 1 at their best psi with each entry of
- *     a fixed variation list: t = 300 and t = 1000, and for anne S = 2 and
- *     S = 4 (4 only on non-negative data), all with w = 0 (the raw-feature
- *     weight is not built yet; its values join the list when it is);
+ *     a fixed variation list: t = 300, t = 1000 (only when t = 300 scored
+ *     above the stage-1 row), and for anne S = 2 and S = 4 (4 only on
+ *     non-negative data), all with w = 0 (the raw-feature weight is not
+ *     built yet; its values join the list when it is);
  *  3. with a subsample, the best options->confirm candidates and plain
  *     linear again on all rows, C walked up from a quarter of the
  *     subsample's best.
