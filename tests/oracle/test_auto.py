@@ -123,6 +123,22 @@ def test_given_options_fix_the_grid(data, binaries, tmp_path):
         assert words[words.index("-t") + 1] == "300"
 
 
+def test_bias_and_seed_pass_to_the_command_which_reproduces_the_model(data, binaries, tmp_path):
+    heart = data("heart", "heart.all")
+    r = auto(binaries, "-t 50 -B 1 -r 3 -W 1", heart, tmp_path, "bm")
+    lines, rows, best, command = parsed(r.stdout)
+    words = shlex.split(command)
+    assert words[words.index("-B") + 1] == "1" and words[words.index("-r") + 1] == "3"
+    for name in ("bm", "bm.ik"):
+        if (tmp_path / name).exists():
+            (tmp_path / name).rename(tmp_path / (name + ".auto"))
+    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert (tmp_path / "bm").read_bytes() == (tmp_path / "bm.auto").read_bytes()
+    if best[0] != "linear":
+        assert (tmp_path / "bm.ik").read_bytes() == (tmp_path / "bm.ik.auto").read_bytes()
+
+
 @pytest.mark.parametrize("options,message", [
     ("-k auto", "-k auto needs -C"),
     ("-C -s 11 -k auto", "-s 2 (the default) or -s 0 only"),
