@@ -312,6 +312,11 @@ struct lik_search_table {
 	 * best row of stage 1 (the baseline ran on the same subsample) */
 	size_t plain_versus;
 	int kernel_wins;		/* 1: rows[plain_versus] scores strictly better than the baseline */
+	/* added for -k auto (issue 28), after the fields above so their offsets stay: */
+	int nr_fold;			/* the folds asked for */
+	/* count x nr_fold, row-major: each row's score on each fold at its best C
+	 * (NaN for a fold that too few rows could not make) */
+	double *fold_scores;
 };
 
 void lik_search_options_default(struct lik_search_options *options);
@@ -338,6 +343,108 @@ void lik_search_table_free(struct lik_search_table **table);
 int lik_search_row_text(const struct lik_search_row *row, int regression, char *text, size_t size);
 int lik_search_summary_text(const struct lik_search_table *table, int regression, int psi_searched,
 	char *text, size_t size);
+
+/*
+ * ---- `train -C -k auto` (issue 28): a kernel chosen among all the build has ----
+ *
+ * A candidate is (kernel, t, psi, S, w, C). lik_auto_search scores them in
+ * stages, each with lik_search's psi and C search, on options->subsample_rows
+ * rows drawn by base->seed (all rows when there are not more):
+ *  1. plain linear (upstream's C sweep), then anne, iforest, minmax (with
+ *     S = 2 when a value is negative) and acos at t = 100, each with its
+ *     own psi/C search;
+ *     minmax's grid of 2^b stops at the first 2^b >= d (larger ones give
+ *     the same map);
+ *  2. the best two kernels of stage 1 at their best psi with each entry of
+ *     a fixed variation list: t = 300, t = 1000 (only when t = 300 scored
+ *     above the stage-1 row), and for anne S = 2 and S = 4 (4 only on
+ *     non-negative data), all with w = 0 (the raw-feature weight is not
+ *     built yet; its values join the list when it is);
+ *  3. with a subsample, the best options->confirm candidates and plain
+ *     linear again on all rows, C walked up from a quarter of the
+ *     subsample's best.
+ * A candidate whose parameters lik_map_params_check refuses is skipped
+ * (so S values this build lacks drop out). options->t, psi and scale
+ * (>= 0, > 0, >= 0) fix their part of every candidate. param's solver
+ * must be -s 2 or -s 0 (LIK_EINVAL otherwise).
+ * The choice (lik_auto_choose) is among the rows scored on the most rows:
+ * of those whose CV score is within one standard error (the best's fold
+ * scores' standard deviation / sqrt(folds)) of the best and at most 0.005
+ * below it, the smallest model (columns), then the cheaper map per row
+ * (ops), then smaller w, lower S, smaller C, then the earlier row.
+ * Columns: t*psi (anne, iforest, minmax), 2t (acos), d (plain linear;
+ * plus d when w > 0). Ops per row, fixed counts: anne t*psi*nnz (a
+ * distance to each centre), iforest t*ceil(log2 psi) (a path per tree),
+ * minmax and acos t*nnz (a hash or a product term per sample and
+ * nonzero), plain linear 0; nnz is the mean nonzeros per row.
+ * options->budget >= 0: no candidate starts once that many seconds have
+ * passed (stage 1's plain row always runs, so there is a valid best);
+ * table->stopped is 1 and table->skipped names what was skipped. The
+ * choice depends only on the rows, the options and the seed, never on
+ * the threads (a budget-stopped search excepted).
+ */
+#define LIK_KERNEL_LINEAR 0	/* a lik_auto_row of plain rows, no map */
+
+struct lik_auto_row {
+	int kernel;		/* enum lik_kernel, or LIK_KERNEL_LINEAR */
+	int t, psi, scale;	/* -t, -g, -S (0 for plain linear) */
+	double w;		/* the raw features' weight: 0 (not built yet) */
+	double C, score;	/* the best C and its CV accuracy (a fraction) */
+	double se;		/* standard error of score over the folds */
+	int rows;		/* rows it was scored on */
+	int stage;		/* 1, 2 or 3 */
+	double seconds;
+	double columns;		/* the model's columns per class */
+	double ops;		/* map operations per row (fixed counts above) */
+};
+
+struct lik_auto_options {
+	double budget;		/* seconds; < 0: none (the default, -1) */
+	int subsample_rows;	/* stages 1 and 2 (4000) */
+	int confirm;		/* kernel candidates confirmed on all rows (3) */
+	int t;			/* 0: searched; else every candidate's t */
+	int psi;		/* 0: searched; else every IK/minmax candidate's psi */
+	int scale;		/* -1: each kernel's own; else every candidate's -S */
+	int verbose;		/* 1: the per-C lines to the print hook */
+	void (*on_row)(const struct lik_auto_row *row, void *context);
+	void *context;
+};
+
+struct lik_auto_table {
+	size_t count;
+	struct lik_auto_row *rows;	/* in the order they ran */
+	int nr_fold;
+	double *fold_scores;		/* count x nr_fold, row-major (NaN: fold not made) */
+	size_t best;			/* the chosen row */
+	size_t plain;			/* plain linear scored on the best's rows (or stage 1's) */
+	int kernel_wins;		/* 1: a kernel row scores strictly above rows[plain] there */
+	int stopped;			/* 1: the budget stopped the search */
+	char skipped[LIK_MESSAGE_SIZE];	/* what the budget skipped, or "" */
+};
+
+void lik_auto_options_default(struct lik_auto_options *options);
+
+/* base: seed, device and threads (its kernel, t, psi, scale are ignored). NULL on error. */
+struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *base, int nr_fold, double start_C,
+	const struct lik_auto_options *options, struct lik_error *err);
+void lik_auto_table_free(struct lik_auto_table **table);
+
+/* The choice rule above over rows[0..count-1] (their score, se, columns, ops, w, scale, C,
+ * rows); the index, or -1 when count is 0. */
+long lik_auto_choose(const struct lik_auto_row *rows, size_t count);
+
+/* "anne", "iforest", "minmax", "acos" or "linear". */
+const char *lik_auto_kernel_name(int kernel);
+
+/*
+ * The text of -k auto, as lik_search_row_text: one candidate's line
+ * ("kernel = K  t = T  psi = P  S = S  w = W  C = C  CV accuracy = A%
+ * (R rows, X s)"), and the lines after them (the Best line, plain linear,
+ * the advice when plain linear wins, the budget's note, the w note).
+ */
+int lik_auto_row_text(const struct lik_auto_row *row, char *text, size_t size);
+int lik_auto_summary_text(const struct lik_auto_table *table, char *text, size_t size);
 
 /* A model of a copy of linear (all of it) and a copy of map (NULL: plain). NULL on error (a width mismatch is LIK_EMODEL). */
 struct lik_model *lik_model_assemble(const struct model *linear, const struct lik_map *map,

@@ -110,6 +110,17 @@ struct lik_psi_grid {
 };
 struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max);
 
+/* ---- the search (lik_search.c), shared with -k auto (lik_auto.c) ---- */
+
+/* lik_search; with_plain 0: no plain baseline row (plain and plain_versus name the best). */
+struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
+	const struct lik_search_options *options, int with_plain, struct lik_error *err);
+
+/* `want` rows of prob drawn by seed in file order (lik_search.c says how). 0, or -1. */
+int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct problem *out,
+	int *drawn, struct lik_error *err);
+
 /* A new lik_map holding map (taken over); NULL (map freed) when out of memory. */
 struct lik_map *lik_map_wrap(struct ikmap *map, struct lik_error *err);
 /* One more reference to map (a "copy"). */

@@ -71,6 +71,7 @@ void lik_search_table_free(struct lik_search_table **table)
 	if (table == NULL || *table == NULL)
 		return;
 	free((*table)->rows);
+	free((*table)->fold_scores);
 	lik_map_free(&(*table)->best_map);
 	free(*table);
 	*table = NULL;
@@ -95,6 +96,8 @@ struct search_state {
 	int regression;
 	struct lik_search_table *table;
 	size_t capacity;
+	int with_plain;		/* 0: no plain baseline row (-k auto scores plain rows once itself) */
+	double *folds;		/* nr_fold slots: the fold scores of the walk being run */
 };
 
 static int best_full_row(const struct search_state *s);
@@ -110,6 +113,7 @@ static int append_row(struct search_state *s, const struct lik_search_row *row,
 	struct lik_error *err)
 {
 	struct lik_search_table *t = s->table;
+	size_t nf = (size_t)s->nr_fold;
 	if (t->count == s->capacity) {
 		size_t capacity = s->capacity ? 2 * s->capacity : 16;
 		struct lik_search_row *rows = realloc(t->rows, capacity * sizeof *rows);
@@ -118,8 +122,15 @@ static int append_row(struct search_state *s, const struct lik_search_row *row,
 			return -1;
 		}
 		t->rows = rows;
+		double *folds = realloc(t->fold_scores, capacity * nf * sizeof *folds);
+		if (folds == NULL) {
+			lik_fail(err, LIK_ENOMEM, "out of memory");
+			return -1;
+		}
+		t->fold_scores = folds;
 		s->capacity = capacity;
 	}
+	memcpy(&t->fold_scores[t->count * nf], s->folds, nf * sizeof *s->folds);
 	t->rows[t->count++] = *row;
 	if (s->opt.on_row != NULL)
 		s->opt.on_row(row, s->opt.context);
@@ -160,8 +171,10 @@ static int score_at(struct search_state *s, struct cv_scorer *sc, double C,
 	if (cv_scorer_at(sc, C, -1, score) != 0)
 		return -1;
 	/* strictly better only: on a tie the C scored first stays */
-	if (isnan(best->score) || better(s, *score, best->score))
+	if (isnan(best->score) || better(s, *score, best->score)) {
 		*best = (struct walk_best){ C, *score };
+		cv_scorer_fold_scores(sc, s->folds);	/* the best C's spread over the folds */
+	}
 	return 0;
 }
 
@@ -295,6 +308,8 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
 	*row = (struct lik_search_row){ psi, prob->l, NAN, NAN, NAN, 0 };
+	for (int k = 0; k < s->nr_fold; k++)
+		s->folds[k] = NAN;	/* folds that a tiny set cannot make stay NaN */
 	struct lik_capture capture;
 	lik_capture_begin(&capture);
 	bool was_muted = info_mute(!s->opt.verbose);
@@ -303,9 +318,9 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 			row->score = NAN;
 	} else {
 		/* the plain baseline is upstream's own sweep: what train -C prints as best */
-		find_parameters_rows_patient(&X, prob->y, prob->bias, s->param, s->nr_fold,
+		find_parameters_rows_folds(&X, prob->y, prob->bias, s->param, s->nr_fold,
 			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0, PATIENCE_FROM_C,
-			&row->C, &row->p, &row->score);
+			&row->C, &row->p, &row->score, s->folds);
 	}
 	info_mute(was_muted);
 	lik_capture_end(&capture);
@@ -323,48 +338,59 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	return 0;
 }
 
-/* Stage 1's rows: s->opt.subsample_rows of prob's, drawn by the seed, kept in file order. */
-static int draw_sample(struct search_state *s, struct lik_error *err)
+/*
+ * `want` of prob's rows drawn by seed (salted apart from the map's use of
+ * it), kept in file order, into *out (x and y allocated; the caller frees
+ * them when *drawn); all rows (*out = *prob, *drawn = 0) when want <= 0 or
+ * there are not more. Shared by stage 1 here and by -k auto's stages.
+ */
+int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct problem *out,
+	int *drawn, struct lik_error *err)
 {
-	const struct problem *prob = s->prob;
-	s->sample = *prob;
-	s->has_sample = 0;
-	int want = s->opt.subsample_rows;
+	*out = *prob;
+	*drawn = 0;
 	if (want <= 0 || want >= prob->l)
 		return 0;
 	int *order = malloc((size_t)prob->l * sizeof *order);
 	char *chosen = calloc((size_t)prob->l, 1);
-	s->sample.x = malloc((size_t)want * sizeof *s->sample.x);
-	s->sample.y = malloc((size_t)want * sizeof *s->sample.y);
-	if (order == NULL || chosen == NULL || s->sample.x == NULL || s->sample.y == NULL) {
+	out->x = malloc((size_t)want * sizeof *out->x);
+	out->y = malloc((size_t)want * sizeof *out->y);
+	if (order == NULL || chosen == NULL || out->x == NULL || out->y == NULL) {
 		free(order);
 		free(chosen);
-		free(s->sample.x);
-		free(s->sample.y);
-		s->sample = *prob;
+		free(out->x);
+		free(out->y);
+		*out = *prob;
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < prob->l; i++)
 		order[i] = i;
 	struct rng g;
-	rng_seed(&g, s->kernel->seed ^ SUBSAMPLE_SEED_SALT);
+	rng_seed(&g, seed ^ SUBSAMPLE_SEED_SALT);
 	rng_shuffle_int(&g, order, prob->l);
 	for (int i = 0; i < want; i++)
 		chosen[order[i]] = 1;
 	int k = 0;
 	for (int i = 0; i < prob->l; i++) {
 		if (chosen[i]) {
-			s->sample.x[k] = prob->x[i];
-			s->sample.y[k] = prob->y[i];
+			out->x[k] = prob->x[i];
+			out->y[k] = prob->y[i];
 			k++;
 		}
 	}
-	s->sample.l = want;
-	s->has_sample = 1;
+	out->l = want;
+	*drawn = 1;
 	free(order);
 	free(chosen);
 	return 0;
+}
+
+/* Stage 1's rows: s->opt.subsample_rows of prob's, drawn by the seed, kept in file order. */
+static int draw_sample(struct search_state *s, struct lik_error *err)
+{
+	return lik_draw_rows(s->prob, s->opt.subsample_rows, s->kernel->seed, &s->sample,
+		&s->has_sample, err);
 }
 
 static void free_sample(struct search_state *s)
@@ -644,20 +670,31 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	const struct lik_search_options *options, struct lik_error *err)
 {
+	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, err);
+}
+
+struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
+	const struct lik_search_options *options, int with_plain, struct lik_error *err)
+{
 	if (check_search_args(prob, param, kernel, nr_fold, err) != 0)
 		return NULL;
 	struct search_state s = { .prob = prob, .param = param, .kernel = kernel,
-		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p };
+		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain };
 	if (options != NULL)
 		s.opt = *options;
 	else
 		lik_search_options_default(&s.opt);
 	s.regression = param->solver_type == L2R_L2LOSS_SVR;
 	s.table = calloc(1, sizeof *s.table);
-	if (s.table == NULL) {
+	s.folds = malloc((size_t)nr_fold * sizeof *s.folds);
+	if (s.table == NULL || s.folds == NULL) {
+		free(s.table);
+		free(s.folds);
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return NULL;
 	}
+	s.table->nr_fold = nr_fold;
 	int rc = run_stages(&s, err);
 	/*
 	 * The plain baseline on the rows stage 1 ranked psi on: upstream's full
@@ -666,17 +703,25 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	 * the same rows as stage 1 it is compared like with like.
 	 */
 	const struct problem *baseline_rows = s.has_sample ? &s.sample : prob;
-	struct lik_search_row plain;
-	if (rc == 0)
+	struct lik_search_row plain = { 0, 0, NAN, NAN, NAN, 0 };
+	if (rc == 0 && with_plain)
 		rc = walk_at(&s, baseline_rows, 0, -1, &plain, NULL, err);
-	if (rc == 0)
+	if (rc == 0 && with_plain)
 		rc = append_row(&s, &plain, err);
 	free_sample(&s);
+	free(s.folds);
 	if (rc != 0) {
 		lik_search_table_free(&s.table);
 		return NULL;
 	}
 	s.table->best = (size_t)best_full_row(&s);
+	if (!with_plain) {
+		/* no baseline row: plain and plain_versus name the best, and nothing is compared */
+		s.table->plain = s.table->plain_versus = s.table->best;
+		s.table->kernel_wins = 1;
+		lik_ok(err);
+		return s.table;
+	}
 	s.table->plain = s.table->count - 1;
 	int versus = plain.rows == prob->l ? -1 : best_row_on(&s, plain.rows);
 	s.table->plain_versus = versus >= 0 ? (size_t)versus : s.table->best;

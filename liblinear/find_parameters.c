@@ -49,6 +49,7 @@ struct search {
 	double *target;		/* the CV prediction of each row */
 	int patience;		/* > 0: a walk stops after this many C without a better score */
 	double patience_from_C;	/* ... counted only from this C on */
+	double *best_folds;	/* NULL, or nr_fold slots: each fold's score at the best (C, p) */
 };
 
 struct best {
@@ -165,6 +166,29 @@ static double cv_score(const struct search *s)
 }
 
 /*
+ * Each fold's own accuracy (or MSE) of the last evaluation, into
+ * out[nr_fold]: the spread of these is what `-k auto` measures a
+ * candidate's standard error by (one pooled score hides it).
+ */
+static void fold_scores(const struct search *s, double *out)
+{
+	for (int k = 0; k < s->folds.nr_fold; k++) {
+		double sum = 0;
+		int n = s->folds.start[k + 1] - s->folds.start[k];
+		for (int j = s->folds.start[k]; j < s->folds.start[k + 1]; j++) {
+			int i = s->folds.perm[j];
+			if (s->regression) {
+				double e = s->target[i] - s->y[i];
+				sum += e * e;
+			} else {
+				sum += s->target[i] == s->y[i];
+			}
+		}
+		out[k] = n > 0 ? sum / n : NAN;
+	}
+}
+
+/*
  * CV at (C, p); *unchanged tells whether no fold model moved. The folds
  * are independent, so they train in parallel (OpenMP); each writes only
  * its own weights, steps[k] and its own rows' targets, and the steps are
@@ -200,12 +224,18 @@ static void report_and_keep_best(const struct search *s, double C, double p, dou
 {
 	if (s->regression) {
 		info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
-		if (score < best->score)
+		if (score < best->score) {
 			*best = (struct best){ C, p, score };
+			if (s->best_folds != NULL)
+				fold_scores(s, s->best_folds);
+		}
 	} else {
 		info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
-		if (score > best->score)
+		if (score > best->score) {
 			*best = (struct best){ C, -1, score };
+			if (s->best_folds != NULL)
+				fold_scores(s, s->best_folds);
+		}
 	}
 }
 
@@ -321,6 +351,15 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
 	double patience_from_C, double *best_C, double *best_p, double *best_score)
 {
+	find_parameters_rows_folds(X, y, bias, param, nr_fold, start_C, start_p, patience,
+		patience_from_C, best_C, best_p, best_score, NULL);
+}
+
+void find_parameters_rows_folds(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
+	double patience_from_C, double *best_C, double *best_p, double *best_score,
+	double *best_folds)
+{
 	*best_C = *best_p = *best_score = NAN;
 	int st = param->solver_type;
 	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
@@ -336,6 +375,7 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 		return;
 	s.patience = patience > 0 ? patience : 0;
 	s.patience_from_C = patience_from_C;
+	s.best_folds = best_folds;
 	struct best best = { NAN, NAN, s.regression ? INFINITY : -1 };
 	int rc = s.regression ? search_C_and_p(&s, start_C, start_p, &best)
 		: search_C(&s, start_C, &best);
@@ -398,6 +438,17 @@ void cv_scorer_forget(struct cv_scorer *c)
 		free(c->s.w[k]);
 		c->s.w[k] = NULL;
 	}
+}
+
+int cv_scorer_fold_scores(const struct cv_scorer *c, double *out)
+{
+	fold_scores(&c->s, out);
+	return c->s.folds.nr_fold;
+}
+
+int cv_scorer_nr_fold(const struct cv_scorer *c)
+{
+	return c->s.folds.nr_fold;
 }
 
 double cv_scorer_max_C(void)

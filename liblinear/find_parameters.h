@@ -33,6 +33,16 @@ void find_parameters_rows_patient(const struct row_set *X, const double *y, doub
 	double patience_from_C, double *best_C, double *best_p, double *best_score);
 
 /*
+ * find_parameters_rows_patient, and with best_folds != NULL (room for
+ * nr_fold, or the rows when fewer) each fold's own score at the best
+ * (C, p) found: the spread that `-k auto` takes a standard error from.
+ */
+void find_parameters_rows_folds(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double start_C, double start_p, int patience,
+	double patience_from_C, double *best_C, double *best_p, double *best_score,
+	double *best_folds);
+
+/*
  * One CV score at a time, on folds made once (as the walks above make
  * them): for a caller that picks its own C values (the kernel search's
  * short walks). param's solver may be any that train takes (the kernel
@@ -51,6 +61,9 @@ int cv_scorer_at(struct cv_scorer *c, double C, double p, double *score);
 double cv_scorer_first_C(const struct cv_scorer *c, double start_C);
 /* The next score starts cold (no fold model nor dual point to start from). */
 void cv_scorer_forget(struct cv_scorer *c);
+/* Each fold's own score at the last C scored into out[]; returns the folds made (nr_fold, or the rows when fewer). */
+int cv_scorer_fold_scores(const struct cv_scorer *c, double *out);
+int cv_scorer_nr_fold(const struct cv_scorer *c);
 /* The largest C of upstream's classification walk (1024). */
 double cv_scorer_max_C(void);
 void cv_scorer_free(struct cv_scorer *c);

@@ -107,6 +107,8 @@ struct mex_train_options {
 	int quiet;		/* -q */
 	int threads;		/* -m; 0: not given */
 	int kernel_on;		/* -k anne|iforest|minmax|acos */
+	int auto_kernel;	/* -k auto: -C chooses the kernel too (lik_auto_search); kernel_on 0 */
+	int t_given;		/* -t (fixes every candidate's t under -k auto) */
 	int psi_given;		/* -g */
 	int scale_given;	/* -S; else the -k type's default (1 anne/iforest, 0 minmax/acos) */
 	struct lik_map_params kernel;	/* -k -t -g -r -S -d */

@@ -267,8 +267,15 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 		}
 		return 0;
 	case 'k':
+		/* -k auto is a search over the map types, not one of them */
+		o->auto_kernel = strcmp(value, "auto") == 0;
+		if (o->auto_kernel) {
+			o->kernel_on = 0;
+			return 0;
+		}
 		return kernel_option(value, &o->kernel_on, &o->kernel.kernel, err);
 	case 't':
+		o->t_given = 1;
 		if (int_option(name, value, 1, INT_MAX, &o->kernel.t, err) != 0) {
 			mex_error_set(err, LIK_EINVAL, "-t needs a number of partitionings >= 1");
 			return -1;
@@ -351,6 +358,11 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 	o->kernel.threads = o->threads;
 	if (o->kernel_on && o->kernel.kernel == LIK_KERNEL_ACOS && o->psi_given) {
 		mex_error_set(err, LIK_EINVAL, "-g cannot be used with -k acos (each projection has 2 cells)");
+		return -1;
+	}
+	if (o->auto_kernel && !o->find_parameters) {
+		mex_error_set(err, LIK_EINVAL, "-k auto needs -C: it is a search (train the model it"
+			" chooses with the options it reports)");
 		return -1;
 	}
 	/* how -k, -t, -g and -S combine, before any row is converted (the programs' checks) */

@@ -106,6 +106,7 @@ struct call {
 	double *target;
 	struct lik_model *model;
 	struct lik_search_table *table;	/* -C -k's */
+	struct lik_auto_table *auto_table;	/* -C -k auto's */
 	int saved_threads;	/* OpenMP's default before -m changed it; 0: unchanged */
 	struct lik_error err;
 };
@@ -121,6 +122,7 @@ static void release(struct call *c)
 	free(c->target);
 	lik_model_free(&c->model);
 	lik_search_table_free(&c->table);
+	lik_auto_table_free(&c->auto_table);
 #ifdef _OPENMP
 	/* -m is for this call: the interpreter's later calls get the default back */
 	if (c->saved_threads > 0)
@@ -227,6 +229,63 @@ static void kernel_search(struct call *c, const struct problem *prob,
 	}
 }
 
+static void print_auto_row(const struct lik_auto_row *r, void *context)
+{
+	(void)context;
+	char line[512];
+	lik_auto_row_text(r, line, sizeof line);
+	mexPrintf("%s\n", line);
+}
+
+/*
+ * -C -k auto: lik_auto_search, printed as the train program prints it (not
+ * its "best model:" line, which names files). Returns [C; p; score; psi]
+ * of the choice (p -1); a second output is the table, a row per candidate:
+ * [kernel t psi S w C score se rows stage seconds columns ops], kernel 0
+ * for plain linear, else -k's number.
+ */
+static void auto_search(struct call *c, const struct problem *prob, int nlhs, mxArray *plhs[])
+{
+	struct lik_map_params base = c->opt.kernel;	/* seed, device and threads */
+	struct lik_auto_options ao;
+	lik_auto_options_default(&ao);
+	ao.t = c->opt.t_given ? c->opt.kernel.t : 0;
+	ao.psi = c->opt.psi_given ? c->opt.kernel.psi : 0;
+	ao.scale = c->opt.scale_given ? c->opt.kernel.scale : -1;
+	ao.on_row = print_auto_row;
+	double start_C = c->opt.C_specified ? c->opt.param.C : -1.0;
+	c->auto_table = lik_auto_search(prob, &c->opt.param, &base, c->opt.nr_fold, start_C, &ao,
+		&c->err);
+	if (c->auto_table == NULL)
+		fail(c, "liblinear:train:search");
+	mex_print_end();
+	const struct lik_auto_table *t = c->auto_table;
+	int need = lik_auto_summary_text(t, NULL, 0);
+	char *summary = mxMalloc((size_t)need + 1);	/* mxMalloc: freed by the interpreter on error */
+	lik_auto_summary_text(t, summary, (size_t)need + 1);
+	mexPrintf("%s", summary);
+	mxFree(summary);
+	const struct lik_auto_row *best = &t->rows[t->best];
+	plhs[0] = mxCreateDoubleMatrix(4, 1, mxREAL);
+	double *out = mxGetPr(plhs[0]);
+	out[0] = best->C;
+	out[1] = -1;
+	out[2] = best->score;
+	out[3] = best->psi;
+	if (nlhs > 1) {
+		size_t n = t->count;
+		plhs[1] = mxCreateDoubleMatrix(n, 13, mxREAL);
+		double *m = mxGetPr(plhs[1]);	/* column-major */
+		for (size_t i = 0; i < n; i++) {
+			const struct lik_auto_row *r = &t->rows[i];
+			const double row[13] = { r->kernel, r->t, r->psi, r->scale, r->w, r->C, r->score,
+				r->se, r->rows, r->stage, r->seconds, r->columns, r->ops };
+			for (size_t j = 0; j < 13; j++)
+				m[j * n + i] = row[j];
+		}
+	}
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
 	struct call c;
@@ -306,13 +365,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 	const struct lik_map_params *kernel = c.opt.kernel_on ? &c.opt.kernel : NULL;
 	struct problem *trained = &prob;
 
-	if (nlhs > 1 && !(c.opt.find_parameters && kernel)) {
+	if (nlhs > 1 && !(c.opt.find_parameters && (kernel || c.opt.auto_kernel))) {
 		mexPrintf("%s", usage_text);
 		mex_error_set(&c.err, LIK_EINVAL,
 			"train: a second output is only given by -C with -k (the search's table)");
 		fail(&c, "liblinear:train:usage");
 	}
-	if (c.opt.find_parameters && kernel) {
+	if (c.opt.find_parameters && c.opt.auto_kernel) {
+		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
+		auto_search(&c, trained, nlhs, plhs);
+	} else if (c.opt.find_parameters && kernel) {
 		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
 		kernel_search(&c, trained, kernel, nlhs, plhs);
 	} else if (c.opt.find_parameters) {

@@ -95,6 +95,9 @@ static const char ik_usage_format[] =
 	"\t 2 or iforest -- isolation forest: leaf of a random tree on psi sampled points\n"
 	"\t 3 or minmax  -- min-max kernel: T samples of 0-bit consistent weighted sampling\n"
 	"\t 4 or acos    -- acos kernel: signs of T random projections\n"
+	"\t auto         -- with -C: searches plain linear and every kernel above, with\n"
+	"\t\t\tlarger T for the best two, and chooses the cheapest model that\n"
+	"\t\t\tscores as well as the best within the folds' noise (see README)\n"
 	"-t T : number of partitionings (minmax, acos: samples, at most 65536) with -k (default %d)\n"
 	"-g psi : cells per partitioning with -k (default %d for anne, %d for iforest, %d for\n"
 	"\tminmax, which takes a power of two from 16 to 65536; not with acos);\n"
@@ -113,7 +116,9 @@ static const char ik_usage_format[] =
 	"\tpsi = 16, 64, ..., 4096 (2^b, whatever the rows), -k acos C only:\n"
 	"-V 0|1 : with -C -k, also print every C tried (default 0: one line per psi)\n"
 	"-W 0|1 : with -C -k, write the best model to model_file at once (default 0)\n"
-	"-T seconds : with -C -k, time the grid may be extended past its edge (default 300)\n"
+	"-T seconds : with -C -k, time the grid may be extended past its edge (default 300);\n"
+	"\twith -C -k auto, the whole search's budget: no candidate starts after it\n"
+	"\t(default: none)\n"
 	"-E 0|1 : with -C -k, the exhaustive search instead: all rows at every psi (default 0)\n"
 	"The options -t, -g, -r, -S and -d are ignored without -k.\n";
 
@@ -158,6 +163,8 @@ struct options {
 	int search_write;	/* -W 1: -C -k writes the best model */
 	double search_budget;	/* -T seconds */
 	int search_exhaustive;	/* -E 1: -C -k maps all rows at every psi */
+	int auto_kernel;	/* -k auto: -C chooses the kernel too (lik_auto_search) */
+	int t_given;		/* -t was on the command line (fixes t under -k auto) */
 	int argc;		/* the command line, for the printed train command */
 	char **argv;
 	struct ik_options ik;	/* -k, -t, -g, -r, -S, -d */
@@ -352,7 +359,20 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 				exit_with_help();
 			}
 			break;
+		case 'k':
+			/* -k auto is train's alone (a search), not a map type: ik_options never sees it */
+			if (strcmp(value, "auto") == 0) {
+				o->auto_kernel = 1;
+				o->ik.kernel = IK_KERNEL_NONE;
+				break;
+			}
+			o->auto_kernel = 0;
+			if (ik_options_parse(&o->ik, letter, value) < 0)
+				exit_with_help();
+			break;
 		default: {
+			if (letter == 't')
+				o->t_given = 1;
 			int ours = online_cli_parse(&o->online, letter, value);
 			if (ours == 0)
 				ours = ik_options_parse(&o->ik, letter, value);
@@ -376,6 +396,23 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		o->model_file = default_model_file(o->input_file);
 	}
 
+	if (o->auto_kernel) {
+		if (!o->find_parameters) {
+			fprintf(stderr, "ERROR: -k auto needs -C: it is a search (train the model it chooses"
+				" with the command it prints)\n");
+			exit(1);
+		}
+		if (o->solver_specified && o->param.solver_type != L2R_L2LOSS_SVC
+			&& o->param.solver_type != L2R_LR) {
+			fprintf(stderr, "ERROR: -k auto searches classifiers with -s 2 (the default) or"
+				" -s 0 only, not -s %d\n", o->param.solver_type);
+			exit(1);
+		}
+		if (o->search_exhaustive) {
+			fprintf(stderr, "ERROR: -E 1 cannot be used with -k auto\n");
+			exit(1);
+		}
+	}
 	if (o->find_parameters) {
 		if (!o->cross_validation)
 			o->nr_fold = 5;
@@ -702,13 +739,128 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 	lik_search_table_free(&t);
 }
 
+/*
+ * The train command of -k auto's choice: the command line given without
+ * the search's options (-C -v -c -g -V -W -T -E) and without -k, -t and
+ * -S, which the choice sets again (-S only when not the kernel's default),
+ * with -s when -C chose it. Allocated.
+ */
+static char *auto_train_command(const struct options *o, const struct lik_auto_row *best)
+{
+	char *line = NULL;
+	size_t len = 0;
+	char number[64];
+	append_word(&line, &len, "train");
+	if (!o->solver_specified) {
+		append_word(&line, &len, "-s");
+		snprintf(number, sizeof number, "%d", o->param.solver_type);
+		append_word(&line, &len, number);
+	}
+	for (int i = 1; i < o->argc && o->argv[i][0] == '-'; i++) {
+		char letter = o->argv[i][1];
+		if (option_takes_no_argument(letter)) {
+			if (letter != 'C')
+				append_word(&line, &len, o->argv[i]);
+			continue;
+		}
+		if (!strchr("cpgvVWTEktS", letter)) {
+			append_word(&line, &len, o->argv[i]);
+			append_word(&line, &len, o->argv[i + 1]);
+		}
+		i++;
+	}
+	if (best->kernel != LIK_KERNEL_LINEAR) {
+		append_word(&line, &len, "-k");
+		append_word(&line, &len, lik_auto_kernel_name(best->kernel));
+		append_word(&line, &len, "-t");
+		snprintf(number, sizeof number, "%d", best->t);
+		append_word(&line, &len, number);
+		if (best->kernel != LIK_KERNEL_ACOS) {	/* acos has one width and refuses -g */
+			append_word(&line, &len, "-g");
+			snprintf(number, sizeof number, "%d", best->psi);
+			append_word(&line, &len, number);
+		}
+		struct lik_map_params d;
+		lik_map_params_default(&d, best->kernel);
+		if (best->scale != d.scale) {
+			append_word(&line, &len, "-S");
+			snprintf(number, sizeof number, "%d", best->scale);
+			append_word(&line, &len, number);
+		}
+	}
+	append_word(&line, &len, "-c");
+	snprintf(number, sizeof number, "%.17g", best->C);
+	append_word(&line, &len, number);
+	append_word(&line, &len, o->input_file);
+	append_word(&line, &len, o->model_file);
+	return line;
+}
+
+static void print_auto_row(const struct lik_auto_row *r, void *context)
+{
+	(void)context;
+	char line[512];
+	lik_auto_row_text(r, line, sizeof line);
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+/* -C -k auto: lik_auto_search, one line per candidate, the summary, the command (-W: the model). */
+static void run_auto_search(const struct problem *prob, const struct options *o)
+{
+	struct lik_map_params base = ik_options_kernel(&o->ik, o->threads);
+	struct lik_auto_options ao;
+	lik_auto_options_default(&ao);
+	ao.verbose = o->search_verbose;
+	ao.budget = o->search_budget;	/* -1 when -T is not given: no budget */
+	ao.t = o->t_given ? o->ik.t : 0;
+	ao.psi = o->ik.psi_given ? o->ik.psi : 0;
+	ao.scale = o->ik.scale_given ? o->ik.scale : -1;
+	ao.on_row = print_auto_row;
+	struct lik_error err;
+	struct lik_auto_table *t = lik_auto_search(prob, &o->param, &base, o->nr_fold,
+		search_start_C(o), &ao, &err);
+	if (t == NULL)
+		exit_with_error(&err);
+	int need = lik_auto_summary_text(t, NULL, 0);
+	char *summary = malloc((size_t)need + 1);
+	if (summary == NULL)
+		exit_out_of_memory();
+	lik_auto_summary_text(t, summary, (size_t)need + 1);
+	fputs(summary, stdout);
+	free(summary);
+	const struct lik_auto_row *best = &t->rows[t->best];
+	char *command = auto_train_command(o, best);
+	printf("best model: %s\n", command);
+	free(command);
+	if (o->search_write) {
+		/* trained afresh on all rows, exactly as the printed command trains it */
+		struct parameter param = o->param;
+		param.C = best->C;
+		struct lik_map_params k = base;
+		k.kernel = best->kernel;
+		k.t = best->t;
+		k.psi = best->psi;
+		k.scale = best->scale;
+		struct lik_model *m = lik_train(prob, &param,
+			best->kernel == LIK_KERNEL_LINEAR ? NULL : &k, &err);
+		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+			exit_with_error(&err);
+		lik_model_free(&m);
+		printf("written: %s\n", o->model_file);
+	}
+	lik_auto_table_free(&t);
+}
+
 /* -C: upstream's search without -k; with -k, lik_search (or -E 1: the exhaustive one). */
 static void run_find_parameters(const struct problem *prob, const struct lik_map_params *kernel,
 	const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
 	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	if (kernel == NULL) {
+	if (o->auto_kernel) {
+		run_auto_search(prob, o);
+	} else if (kernel == NULL) {
 		struct search_result r = search_at(prob, NULL, o);
 		print_search_result(NULL, &r, regression);
 	} else if (o->search_exhaustive) {
@@ -806,7 +958,7 @@ int main(int argc, char **argv)
 	}
 
 	/* with -k the map sees the rows without a bias node; the cell rows get their own */
-	int kernel = o.ik.kernel != IK_KERNEL_NONE;
+	int kernel = o.ik.kernel != IK_KERNEL_NONE || o.auto_kernel;
 	/* -k writes MODEL and MODEL.ik: refuse paths that are not files before any work */
 	struct lik_error err;
 	int writes_model = o.find_parameters ? o.search_write : !o.cross_validation;

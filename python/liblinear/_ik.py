@@ -69,6 +69,30 @@ class lik_search_table(Structure):
                 ('best_map', c_void_p), ('plain_versus', c_size_t), ('kernel_wins', c_int)]
 
 
+class lik_auto_row(Structure):
+    _fields_ = [('kernel', c_int), ('t', c_int), ('psi', c_int), ('scale', c_int), ('w', c_double),
+                ('C', c_double), ('score', c_double), ('se', c_double), ('rows', c_int), ('stage', c_int),
+                ('seconds', c_double), ('columns', c_double), ('ops', c_double)]
+
+
+_AUTO_ROW_FUN = CFUNCTYPE(None, POINTER(lik_auto_row), c_void_p)
+
+
+class lik_auto_options(Structure):
+    _fields_ = [('budget', c_double), ('subsample_rows', c_int), ('confirm', c_int), ('t', c_int),
+                ('psi', c_int), ('scale', c_int), ('verbose', c_int), ('on_row', _AUTO_ROW_FUN),
+                ('context', c_void_p)]
+
+
+class lik_auto_table(Structure):
+    _fields_ = [('count', c_size_t), ('rows', POINTER(lik_auto_row)), ('nr_fold', c_int),
+                ('fold_scores', POINTER(c_double)), ('best', c_size_t), ('plain', c_size_t),
+                ('kernel_wins', c_int), ('stopped', c_int), ('skipped', c_char * LIK_MESSAGE_SIZE)]
+
+
+# -k auto in an option string: not a map type but train -C's choice among them (lik_auto_search)
+KERNEL_AUTO = -1
+
 _lib = _core._kernel_library
 
 
@@ -140,6 +164,14 @@ if _lib is not None:
     _proto('lik_search_table_free', None, [POINTER(POINTER(lik_search_table))])
     _proto('lik_search_row_text', c_int, [POINTER(lik_search_row), c_int, c_char_p, c_size_t])
     _proto('lik_search_summary_text', c_int, [POINTER(lik_search_table), c_int, c_int, c_char_p, c_size_t])
+    _proto('lik_auto_options_default', None, [POINTER(lik_auto_options)])
+    _proto('lik_auto_search', POINTER(lik_auto_table),
+           [POINTER(_core.problem), POINTER(_core.parameter), POINTER(lik_map_params), c_int, c_double,
+            POINTER(lik_auto_options), _ERR])
+    _proto('lik_auto_table_free', None, [POINTER(POINTER(lik_auto_table))])
+    _proto('lik_auto_row_text', c_int, [POINTER(lik_auto_row), c_char_p, c_size_t])
+    _proto('lik_auto_summary_text', c_int, [POINTER(lik_auto_table), c_char_p, c_size_t])
+    _proto('lik_auto_kernel_name', c_char_p, [c_int])
     _proto('lik_model_assemble', _MODEL_P, [POINTER(model), _MAP_P, _ERR])
     _proto('lik_model_free', None, [POINTER(_MODEL_P)])
     _proto('lik_model_linear', POINTER(model), [_MODEL_P])
@@ -188,6 +220,7 @@ class KernelOptions(object):
         self.psi = None
         self.seed = 1
         self.scale = None  # None: the kernel's default (lik_map_params_default: 1 IK, 0 minmax/acos)
+        self.t_given = False  # -k auto: -t fixes every candidate's t
         self.device = LIK_DEVICE_AUTO
         self.threads = 0
 
@@ -211,12 +244,15 @@ def parse_kernel_options(pairs, param):
     """The (option, value) pairs of -k -t -g -r -S -d -m; None when -k is absent or 0 (none)."""
     options = KernelOptions()
     for option, value in pairs:
-        if option == '-k':
+        if option == '-k' and value == 'auto':
+            options.kernel = KERNEL_AUTO
+        elif option == '-k':
             if value not in KERNEL_CODES:
                 raise ValueError("-k needs 0 (none), 1 (anne), 2 (iforest), 3 (minmax) or 4 (acos)")
             options.kernel = KERNEL_CODES[value]
         elif option == '-t':
             options.t = _strict_integer(value, 1, 2147483647, "-t needs a number of partitionings >= 1")
+            options.t_given = True
         elif option == '-g':
             options.psi = _strict_integer(value, 1, 2147483647,
                                           "-g needs a number of cells per partitioning (psi) >= 1")
@@ -237,6 +273,9 @@ def parse_kernel_options(pairs, param):
         _lib.lik_set_threads(options.threads)
     if options.kernel == 0:
         return None
+    if options.kernel == KERNEL_AUTO:
+        _require()
+        return options  # every candidate's options are checked by the search (refused ones skipped)
     if options.kernel == LIK_KERNEL_ACOS and options.psi is not None:
         raise ValueError("-g cannot be used with -k acos (each projection has 2 cells)")
     _require()
@@ -636,6 +675,11 @@ def train(prob, param):
     _core.liblinear.set_print_string_function(param.print_func)
     _lib.lik_set_print_string_function(param.print_func)
     err = lik_error()
+    if options.kernel == KERNEL_AUTO:
+        if not param.flag_find_parameters:
+            raise ValueError("-k auto needs -C: it is a search (train the model it chooses with the "
+                             "options it reports)")
+        return _auto_search(prob, param, options)
     if param.flag_find_parameters:
         return _search(prob, param, options)
     kernel = options.params()
@@ -708,6 +752,56 @@ def _search(prob, param, options):
         return best.C, best.p, best.score, best.psi
     finally:
         _lib.lik_search_table_free(byref(table))
+
+
+AUTO_ROW_FIELDS = ('kernel', 't', 'psi', 'scale', 'w', 'C', 'score', 'se', 'rows', 'stage', 'seconds',
+                   'columns', 'ops')
+
+
+def _auto_search(prob, param, options):
+    """train -C -k auto: lik_auto_search, printed as the program prints it (its candidate lines and
+    the summary, not the 'best model:' command, which names files); returns (C, p, score, psi) of
+    the choice and keeps the table in last_search_table (AUTO_ROW_FIELDS, kernel as its name,
+    plus 'folds', the per-fold scores)."""
+    global last_search_table
+    base = lik_map_params()
+    _lib.lik_map_params_default(byref(base), LIK_KERNEL_ANNE)
+    base.seed = options.seed
+    base.device = options.device
+    base.threads = options.threads
+    auto_options = lik_auto_options()
+    _lib.lik_auto_options_default(byref(auto_options))
+    auto_options.t = options.t if options.t_given else 0
+    auto_options.psi = options.psi if options.psi is not None else 0
+    auto_options.scale = options.scale if options.scale is not None else -1
+
+    def on_row(row, context):
+        print(_library_text(_lib.lik_auto_row_text, row), flush=True)
+
+    callback = _AUTO_ROW_FUN(on_row)  # kept alive until lik_auto_search returns
+    auto_options.on_row = callback
+    start_C = param.C if param.flag_C_specified else -1.0
+    err = lik_error()
+    table = _lib.lik_auto_search(byref(prob), byref(param), byref(base), param.nr_fold, start_C,
+                                 byref(auto_options), byref(err))
+    if not table:
+        _raise(err)
+    try:
+        t = table.contents
+        rows = []
+        for i in range(t.count):
+            r = t.rows[i]
+            entry = {name: getattr(r, name) for name in AUTO_ROW_FIELDS}
+            entry['kernel'] = _lib.lik_auto_kernel_name(r.kernel).decode()
+            entry['folds'] = [t.fold_scores[i * t.nr_fold + k] for k in range(t.nr_fold)]
+            rows.append(entry)
+        last_search_table = rows
+        print(_library_text(_lib.lik_auto_summary_text, table), end="")
+        print("")
+        best = t.rows[t.best]
+        return best.C, -1.0, best.score, best.psi
+    finally:
+        _lib.lik_auto_table_free(byref(table))
 
 
 def save_model(model_file_name, m):

@@ -100,6 +100,24 @@ function test_kernel_models(ctx)
     end
   end
 
+  % -C -k auto: the program's candidate lines and summary (its "best model:" line aside), the
+  % choice's [C; p; score; psi], and the table [kernel t psi S w C score se rows stage seconds
+  % columns ops], a row per candidate line; -k auto without -C is refused
+  printed = run_program('"%s" -C -k auto -t 30 -s 2 -q "%s"', ctx.train, ctx.heart);
+  [result, table] = train(y, X, '-C -k auto -t 30 -s 2 -q');
+  text = evalc('train(y, X, ''-C -k auto -t 30 -s 2 -q'');');
+  lines = strsplit(strtrim(printed), "\n");
+  assert(strncmp(lines{end}, 'best model: ', 12), '-C -k auto: the program''s last line');
+  printed = regexprep(strjoin(lines(1:end - 1), "\n"), ', [0-9.]+ s\)', ', S s)');
+  text = regexprep(text, ', [0-9.]+ s\)', ', S s)');
+  assert(strcmp(strtrim(text), strtrim(printed)), '-C -k auto: printed "%s", the program "%s"', text, printed);
+  assert(isequal(size(result), [4 1]) && result(2) == -1);
+  assert(size(table, 2) == 13 && size(table, 1) == numel(regexp(printed, '^kernel = ', 'lineanchors')));
+  assert(isequal(table(1:5, 1)', [0 1 2 3 4]), '-C -k auto: plain linear, then every kernel');
+  assert(all(table(table(:, 1) > 0, 2) == 30) && all(table(:, 5) == 0), '-C -k auto: t fixed, w 0');
+  assert(any(table(:, 3) == result(4) & table(:, 6) == result(1) & table(:, 7) == result(3)));
+  expect_error(@() train(y, X, '-k auto -q'), '-k auto needs -C');
+
   % .mat round trips (MATLAB's binary format, and Octave's own)
   model = train(y, X, '-k anne -g 16 -B 1 -q');
   [label, accuracy, dec] = predict(y, X, model, '-q');

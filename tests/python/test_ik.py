@@ -163,6 +163,35 @@ def test_search_prints_the_programs_lines(data, programs, heart, capfd):
         assert len(psi_lines) == len(table) - 1
 
 
+def test_auto_search_prints_the_programs_lines(data, programs, heart, capfd):
+    """train -C -k auto from Python runs the program's search (lik_auto_search): the same
+    candidate and summary lines (seconds aside), the chosen C, score and psi returned, and the
+    table with its kernel, t, S, w columns and per-fold scores in last_search_table."""
+    from liblinear import _ik
+    y, x = heart
+    capfd.readouterr()
+    C, p, score, psi = train(y, x, "-k auto -t 30 -C -q")
+    ours = capfd.readouterr().out.split("\n")
+    run = program(programs, "train", "-k", "auto", "-t", 30, "-C", "-q", data["heart"], os.devnull)
+    assert run.returncode == 0, run.stderr
+    theirs = run.stdout.splitlines()
+    assert theirs[-1].startswith("best model: ")
+    assert ours[-2:] == ["", ""]
+    assert _without_seconds(ours[:-2]) == _without_seconds(theirs[1:-1])
+    table = _ik.last_search_table
+    assert [r["kernel"] for r in table[:5]] == ["linear", "anne", "iforest", "minmax", "acos"]
+    assert all(r["t"] == 30 for r in table if r["kernel"] != "linear")
+    assert all(r["w"] == 0 for r in table)
+    for r in table:  # 270 rows in 5 folds of 54: the pooled score is the mean of the folds'
+        assert len(r["folds"]) == 5 and abs(sum(r["folds"]) / 5 - r["score"]) < 1e-12
+    best = [line for line in ours if line.startswith("Best kernel = ")]
+    assert len(best) == 1 and "psi = %d  " % psi in best[0] and "  C = %g  " % C in best[0]
+    with pytest.raises(ValueError, match="-k auto needs -C"):
+        train(y, x, "-k auto -q")
+    with pytest.raises(ValueError):
+        train(y, x, "-k auto -C -s 11 -q")
+
+
 def test_cross_validation_matches_the_program(data, programs, heart, capfd):
     """The same folds and maps as ./train -k -v: the same printed line."""
     y, x = heart

@@ -1,0 +1,163 @@
+/*
+ * test_lik_auto.c - lik_auto_choose, the choice rule of `train -C -k
+ * auto` (liblinear_ik.h), on hand-made tables whose answers are worked
+ * out by hand below; the fold scores behind the standard errors of a real
+ * search and the text lines; lik_auto_search's refusals.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "lik_fixtures.h"
+#include "liblinear_ik.h"
+
+static struct lik_auto_row row(int kernel, int t, int psi, double score, double se, double columns,
+	double ops, int rows)
+{
+	return (struct lik_auto_row){ .kernel = kernel, .t = t, .psi = psi, .scale = 0, .w = 0,
+		.C = 1, .score = score, .se = se, .rows = rows, .stage = 1, .columns = columns,
+		.ops = ops };
+}
+
+START_TEST(the_cheapest_within_one_standard_error_and_half_a_point)
+{
+	struct lik_auto_row r[4];
+	/* best 0.900 (se 0.010): its band is [0.890, 0.900], the 0.5-point limit [0.895, ...] */
+	r[0] = row(LIK_KERNEL_IFOREST, 1000, 64, 0.900, 0.010, 64000, 6000, 500);
+	r[1] = row(LIK_KERNEL_IFOREST, 100, 64, 0.896, 0.012, 6400, 600, 500);	/* in both */
+	r[2] = row(LIK_KERNEL_LINEAR, 0, 0, 0.893, 0.010, 20, 0, 500);	/* in the band, past 0.5 */
+	r[3] = row(LIK_KERNEL_ACOS, 100, 2, 0.899, 0.010, 200, 2000, 400);	/* fewer rows */
+	ck_assert_int_eq(lik_auto_choose(r, 4), 1);
+	/* a wide band: linear's 0.893 is within 0.5 points of 0.897 and one se (0.005) of it */
+	r[0].score = 0.897;
+	r[0].se = 0.005;
+	ck_assert_int_eq(lik_auto_choose(r, 4), 2);
+	/* a narrow band (se 0.0005): only the best itself qualifies */
+	r[0].score = 0.900;
+	r[0].se = 0.0005;
+	ck_assert_int_eq(lik_auto_choose(r, 4), 0);
+}
+END_TEST
+
+START_TEST(ties_fall_to_ops_then_w_then_s_then_C_then_order)
+{
+	struct lik_auto_row r[3];
+	r[0] = row(LIK_KERNEL_ANNE, 100, 16, 0.80, 0.02, 1600, 160000, 100);
+	r[1] = row(LIK_KERNEL_IFOREST, 100, 16, 0.80, 0.02, 1600, 400, 100);	/* fewer ops */
+	r[2] = row(LIK_KERNEL_MINMAX, 100, 16, 0.80, 0.02, 1600, 400, 100);
+	ck_assert_int_eq(lik_auto_choose(r, 3), 1);	/* ops, then the earlier row */
+	r[2].scale = -1;	/* lower S wins when all before it ties */
+	ck_assert_int_eq(lik_auto_choose(r, 3), 2);
+	r[2].scale = 0;
+	r[1].w = 0.3;	/* smaller w comes before S */
+	ck_assert_int_eq(lik_auto_choose(r, 3), 2);
+	r[1].w = 0;
+	r[2].C = 0.5;	/* smaller C last */
+	ck_assert_int_eq(lik_auto_choose(r, 3), 2);
+	/* NaN scores never compete; an empty table gives -1 */
+	r[0].score = NAN;
+	r[1].score = NAN;
+	ck_assert_int_eq(lik_auto_choose(r, 3), 2);
+	ck_assert_int_eq(lik_auto_choose(r, 0), -1);
+}
+END_TEST
+
+/* A 4 x 4 checkerboard on [0, 1)^2: labels by the square's parity (as test_lik_search). */
+static void checkerboard(int l, struct problem *prob, struct feature_node **nodes)
+{
+	*nodes = malloc((size_t)l * 3 * sizeof **nodes);
+	prob->x = malloc((size_t)l * sizeof *prob->x);
+	prob->y = malloc((size_t)l * sizeof *prob->y);
+	ck_assert(*nodes != NULL && prob->x != NULL && prob->y != NULL);
+	uint64_t state = 99;
+	for (int i = 0; i < l; i++) {
+		double uv[2];
+		for (int j = 0; j < 2; j++) {
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			uv[j] = (double)(state >> 11) / 9007199254740992.0;
+		}
+		struct feature_node *f = &(*nodes)[(size_t)i * 3];
+		f[0] = (struct feature_node){ 1, uv[0] + 0.01 };
+		f[1] = (struct feature_node){ 2, uv[1] + 0.01 };
+		f[2] = (struct feature_node){ -1, 0 };
+		prob->x[i] = f;
+		prob->y[i] = ((int)(4 * uv[0]) + (int)(4 * uv[1])) % 2 ? 1 : -1;
+	}
+	prob->l = l;
+	prob->n = 2;
+	prob->bias = -1;
+}
+
+START_TEST(a_search_keeps_fold_scores_and_its_text)
+{
+	struct problem prob;
+	struct feature_node *nodes;
+	checkerboard(200, &prob, &nodes);
+	struct parameter param = { .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
+		.nu = 0.5, .regularize_bias = 1 };
+	struct lik_map_params base;
+	lik_map_params_default(&base, LIK_KERNEL_ANNE);
+	base.device = LIK_DEVICE_CPU;
+	struct lik_auto_options o;
+	lik_auto_options_default(&o);
+	o.t = 20;	/* small: seconds, and every line then has t = 20 */
+	struct lik_error err;
+	struct lik_auto_table *t = lik_auto_search(&prob, &param, &base, 4, -1, &o, &err);
+	ck_assert_msg(t != NULL, "%s", err.message);
+	ck_assert_int_eq(t->nr_fold, 4);
+	ck_assert_int_eq(t->rows[0].kernel, LIK_KERNEL_LINEAR);
+	for (size_t i = 0; i < t->count; i++) {
+		const struct lik_auto_row *r = &t->rows[i];
+		if (r->kernel != LIK_KERNEL_LINEAR)
+			ck_assert_int_eq(r->t, 20);
+		/* 200 rows in 4 folds of 50: the mean of the fold accuracies is the pooled score */
+		double sum = 0, ss = 0;
+		for (int k = 0; k < 4; k++)
+			sum += t->fold_scores[i * 4 + k];
+		ck_assert_double_eq_tol(sum / 4, r->score, 1e-12);
+		for (int k = 0; k < 4; k++)
+			ss += pow(t->fold_scores[i * 4 + k] - sum / 4, 2);
+		ck_assert_double_eq_tol(sqrt(ss / 3) / 2, r->se, 1e-12);
+	}
+	ck_assert_int_eq((long)t->best, lik_auto_choose(t->rows, t->count));
+	/* a checkerboard: some kernel beats a line */
+	ck_assert(t->rows[t->best].kernel != LIK_KERNEL_LINEAR);
+	char line[512];
+	int n = lik_auto_row_text(&t->rows[1], line, sizeof line);
+	ck_assert_int_eq(n, (int)strlen(line));
+	ck_assert(strncmp(line, "kernel = anne  t = 20  psi = ", 29) == 0);
+	int need = lik_auto_summary_text(t, NULL, 0);
+	char *text = malloc((size_t)need + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(lik_auto_summary_text(t, text, (size_t)need + 1), need);
+	ck_assert(strncmp(text, "Best kernel = ", 14) == 0);
+	free(text);
+	lik_auto_table_free(&t);
+	ck_assert_ptr_null(t);
+	/* refusals: a regression solver, one fold */
+	param.solver_type = L2R_L2LOSS_SVR;
+	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 4, -1, &o, &err));
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	param.solver_type = L2R_L2LOSS_SVC;
+	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 1, -1, &o, &err));
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	free(nodes);
+	free(prob.x);
+	free(prob.y);
+}
+END_TEST
+
+static Suite *lik_auto_suite(void)
+{
+	Suite *s = suite_create("lik_auto");
+	TCase *tc = tcase_create("auto");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, the_cheapest_within_one_standard_error_and_half_a_point);
+	tcase_add_test(tc, ties_fall_to_ops_then_w_then_s_then_C_then_order);
+	tcase_add_test(tc, a_search_keeps_fold_scores_and_its_text);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(lik_auto_suite)
