@@ -95,8 +95,11 @@ int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size
  * within the call) and feature, and why (ikmap_nonnegative_reason). -1.
  */
 int lik_fail_negative_why(struct lik_error *err, size_t row, int feature, const char *why);
-/* lik_fail_negative_why with -k minmax's reason (its callers predate -S 4). */
-int lik_fail_negative(struct lik_error *err, size_t row, int feature);
+/*
+ * Why maps of these parameters refuse negative values (ikmap_nonnegative_reason:
+ * min-max without scale 2, any kernel under scale 4), or NULL when they take them.
+ */
+const char *lik_map_params_nonnegative_reason(const struct lik_map_params *params);
 
 /*
  * The psi grid that -C searches for a kernel: first, first*factor, ...,

@@ -199,12 +199,6 @@ int lik_fail_negative_why(struct lik_error *err, size_t row, int feature, const 
 	return -1;
 }
 
-int lik_fail_negative(struct lik_error *err, size_t row, int feature)
-{
-	return lik_fail_negative_why(err, row, feature, "-k minmax needs non-negative values (or"
-		" scale 2, -S 2, min-max scaling to [0, 1])");
-}
-
 /*
  * prob's rows without their bias nodes: prob->x itself when there are
  * none, else copies in one allocation (*nodes, to free with the array).
@@ -273,6 +267,13 @@ static struct ikmap_params ikmap_params_of(const struct lik_map_params *params)
 	p.scale = params->scale;
 	p.threads = params->threads;
 	return p;
+}
+
+const char *lik_map_params_nonnegative_reason(const struct lik_map_params *params)
+{
+	struct ikmap_params p = ikmap_params_of(params);
+	return ikmap_needs_nonnegative(p.method, p.scale) ? ikmap_nonnegative_reason(p.method, p.scale)
+		: NULL;
 }
 
 struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,

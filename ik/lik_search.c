@@ -614,10 +614,10 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 	/* on all rows first: stage 1's subsample would name a row by its place in the subsample */
 	size_t row;
 	int feature;
-	if (kernel->kernel == LIK_KERNEL_MINMAX && kernel->scale != 2
-		&& lik_first_negative(prob->x, (size_t)prob->l, prob->bias >= 0 ? prob->n - 1 : prob->n,
+	const char *refusal = lik_map_params_nonnegative_reason(kernel);
+	if (refusal && lik_first_negative(prob->x, (size_t)prob->l, prob->bias >= 0 ? prob->n - 1 : prob->n,
 			&row, &feature))
-		return lik_fail_negative(err, row, feature);
+		return lik_fail_negative_why(err, row, feature, refusal);
 	if (kernel->psi == 0 && !lik_kernel_is_exact(kernel->kernel) && prob->l < LIK_SEARCH_PSI_MIN) {
 		lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
 			LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);

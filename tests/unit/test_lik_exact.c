@@ -176,6 +176,12 @@ START_TEST(negative_values_are_refused_with_row_and_feature)
 	ck_assert_ptr_null(lik_search(&tp.prob, &svc, &search, 3, -1, -1, NULL, &err));
 	ck_assert_int_eq(err.code, LIK_EDATA);
 	ck_assert_msg(strstr(err.message, says) != NULL, "%s", err.message);
+	/* so does the search of an IK kernel under -S 4 (log1p), with -S 4's reason */
+	struct lik_map_params logged = params_of(LIK_KERNEL_ANNE, 20, 0, 4);
+	ck_assert_ptr_null(lik_search(&tp.prob, &svc, &logged, 3, -1, -1, NULL, &err));
+	ck_assert_int_eq(err.code, LIK_EDATA);
+	ck_assert_msg(strstr(err.message, says) != NULL, "%s", err.message);
+	ck_assert_msg(strstr(err.message, "-S 4") != NULL, "%s", err.message);
 	free(x);
 	problem_free(&tp);
 }
