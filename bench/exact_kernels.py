@@ -184,8 +184,8 @@ def report(store, args):
 	if loads:
 		L.append("- Machine: AMD EPYC, %s, shared with three other engineers' builds and runs: "
 			"the 1-minute load average at the end of each measurement (`load` in the .json) ranged from "
-			"%.1f to %.1f, median %.1f, so the seconds are rough (whole processes, `-m` at its default: "
-			"both cores)." % (C.machine_line(), loads[0], loads[-1], statistics.median(loads)))
+			"%.1f to %.1f, median %.1f, so the seconds are rough (whole processes, timed with `-m` at its default, "
+			"both cores, and again with `-m 1`)." % (C.machine_line(), loads[0], loads[-1], statistics.median(loads)))
 	L.append("- Protocol (bench/ik_accuracy.py's): C (and psi for anne/iforest) by `train -C` (5-fold CV, "
 		"`-s 2`) on the training rows only, subsampled to %d rows by a fixed seed where larger (linear: "
 		"`train -C` on the whole training part); then `train -s 2 -c C` with the same kernel options on the "
