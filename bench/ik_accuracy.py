@@ -32,7 +32,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ikb_common as C  # noqa: E402
@@ -116,6 +115,7 @@ def load_xy(f):
 
 
 def sk_approx(f, which):
+	import numpy as np
 	from sklearn.kernel_approximation import Nystroem, RBFSampler
 	from sklearn.model_selection import GridSearchCV
 	from sklearn.pipeline import Pipeline
@@ -139,6 +139,7 @@ def sk_approx(f, which):
 
 
 def ikpykit_run(f, kernel, psi, c):
+	import numpy as np
 	from ikpykit.kernel import IsoKernel
 	from sklearn.svm import LinearSVC
 	import scipy.sparse as sp
