@@ -261,8 +261,12 @@ def kill_while_writing(cmd, folder, sig, shim):
     # verify_asan_link_order=0: a sanitizer build accepts the shim loaded before it
     env = dict(os.environ, LD_PRELOAD=str(shim), SLOW_FSYNC_S="5",
                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    # The program must meet sig at its default disposition: a test run started
+    # in the background of a non-interactive shell inherits SIGINT ignored,
+    # and the programs rightly leave an ignored signal alone.
     p = subprocess.Popen([str(c) for c in cmd], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not set(names(folder)) - before:
         assert p.poll() is None, f"finished before writing anything: {p.stderr.read()}"
