@@ -108,6 +108,9 @@ struct lik_map_params {
 	int scale;		/* 0..4, see above (-S) */
 	int device;		/* enum lik_device, where rows are mapped (-d) */
 	int threads;		/* -m; <= 0: OpenMP's default */
+	double raw_weight;	/* -a w: the raw features beside the cells, times w (0: off;
+				 * finite, >= 0; ikmap.h "Raw features"); last, so that
+				 * callers that zero the struct first get 0 */
 };
 
 /*
@@ -185,6 +188,9 @@ uint64_t lik_map_seed(const struct lik_map *map);
 int lik_map_scaled(const struct lik_map *map);
 uint64_t lik_map_checksum(const struct lik_map *map);	/* as the trailer line states it */
 double lik_map_cell_value(const struct lik_map *map);	/* 1/sqrt(t) */
+/* The raw features' weight w (0: none) and a model's columns: t*psi, plus dim when w > 0. */
+double lik_map_raw_weight(const struct lik_map *map);
+int lik_map_columns(const struct lik_map *map);
 
 /* K(x, y) in [0, 1], or NaN on error. */
 double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,

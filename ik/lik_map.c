@@ -130,6 +130,12 @@ int lik_map_params_check(const struct lik_map_params *p, struct lik_error *err)
 			p->t, psi, INT_MAX - 2);
 		return -1;
 	}
+	/* !(w >= 0) catches NaN */
+	if (!(p->raw_weight >= 0) || !isfinite(p->raw_weight)) {
+		lik_fail(err, LIK_EINVAL, "the raw features' weight (-a %g) must be a finite number >= 0",
+			p->raw_weight);
+		return -1;
+	}
 	/*
 	 * The one rule (issue 28, ikmap.h's Scaling): every transform 0..4 for
 	 * every kernel. What needs non-negative data (-S 4; -k minmax but under
@@ -272,6 +278,7 @@ static struct ikmap_params ikmap_params_of(const struct lik_map_params *params)
 	p.seed = params->seed;
 	p.scale = params->scale;
 	p.threads = params->threads;
+	p.raw_weight = params->raw_weight;
 	return p;
 }
 
@@ -355,6 +362,112 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 		return -1;
 	}
 	return 0;
+}
+
+size_t lik_model_row_room(const struct ikmap *map, const struct feature_node *x)
+{
+	size_t n = (size_t)ikmap_t(map) + 2;
+	if (ikmap_raw_columns(map) > 0) {
+		int dim = ikmap_dim(map);
+		for (const struct feature_node *f = x; f->index != -1 && f->index <= dim; f++)
+			n++;
+	}
+	return n;
+}
+
+void lik_model_row(const struct ikmap *map, const void *cells, const struct feature_node *x,
+	double bias, struct feature_node *out)
+{
+	int t = ikmap_t(map);
+	size_t psi = (size_t)ikmap_psi(map);
+	double value = 1 / sqrt((double)t);
+	for (int k = 0; k < t; k++) {
+		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
+		out[k].value = value;
+	}
+	size_t n = (size_t)t;
+	if (ikmap_raw_columns(map) > 0) {
+		/* raw feature j lands at column t*psi + j (rows.h's raw part) */
+		size_t raw = ikmap_raw_row(map, x, out + n);
+		for (size_t k = 0; k < raw; k++)
+			out[n + k].index += (int)((size_t)t * psi);
+		n += raw;
+	}
+	if (bias >= 0) {
+		out[n].index = ikmap_columns(map) + 1;
+		out[n].value = bias;
+		n++;
+	}
+	out[n].index = -1;
+	out[n].value = 0;
+}
+
+/* n rounded up to a multiple of the strictest alignment, or 0 when that overflows. */
+static size_t aligned_size(size_t n)
+{
+	size_t a = _Alignof(max_align_t);
+	return n > SIZE_MAX - (a - 1) ? 0 : (n + a - 1) / a * a;
+}
+
+void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	double bias, int device, int threads, struct row_set *X, struct lik_error *err)
+{
+	size_t t = (size_t)ikmap_t(map), width = ikmap_cell_size(map);
+	int raw_d = ikmap_raw_columns(map), dim = ikmap_dim(map);
+	if (count > (size_t)INT_MAX || (t > 0 && count > SIZE_MAX / t / width)) {
+		lik_fail(err, LIK_ENOMEM, "out of memory (%zu rows)", count);
+		return NULL;
+	}
+	/* the raw part's room: each row's features within 1..d, and its end node */
+	size_t cell_bytes = count * t * width, nodes = 0, total = cell_bytes;
+	size_t at_ptrs = aligned_size(cell_bytes), at_nodes = 0;
+	if (raw_d > 0) {
+		for (size_t i = 0; i < count; i++) {
+			for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++)
+				nodes++;
+			nodes++;
+		}
+		size_t ptr_bytes = count * sizeof(struct feature_node *);
+		at_nodes = aligned_size(at_ptrs + ptr_bytes);
+		if (at_ptrs == 0 || at_nodes == 0 || nodes > (SIZE_MAX - at_nodes) / sizeof(struct feature_node)) {
+			lik_fail(err, LIK_ENOMEM, "out of memory (%zu rows)", count);
+			return NULL;
+		}
+		total = at_nodes + nodes * sizeof(struct feature_node);
+	}
+	unsigned char *block = malloc(total > 0 ? total : 1);
+	if (block == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (lik_map_native(map, rows, count, block, device, threads, err) != 0) {
+		free(block);
+		return NULL;
+	}
+	memset(X, 0, sizeof *X);
+	X->kind = ROWS_CELLS;
+	X->l = (int)count;
+	X->t = (int)t;
+	X->psi = ikmap_psi(map);
+	X->n = ikmap_columns(map) + (bias >= 0 ? 1 : 0);
+	X->cell_value = 1 / sqrt((double)t);
+	if (width == sizeof(uint16_t))
+		X->cells16 = (const uint16_t *)block;
+	else
+		X->cells32 = (const uint32_t *)block;
+	X->bias = bias;
+	if (raw_d > 0) {
+		/* rows ikmap_map accepted, so their values are the ones ikmap_raw_row takes */
+		struct feature_node **raw = (struct feature_node **)(block + at_ptrs);
+		struct feature_node *next = (struct feature_node *)(block + at_nodes);
+		for (size_t i = 0; i < count; i++) {
+			raw[i] = next;
+			next += ikmap_raw_row(map, rows[i], next) + 1;
+		}
+		X->raw = raw;
+		X->raw_d = raw_d;
+	}
+	return block;
 }
 
 /*
@@ -534,6 +647,16 @@ int lik_map_scaled(const struct lik_map *map)
 uint64_t lik_map_checksum(const struct lik_map *map)
 {
 	return ikmap_checksum(map->map);
+}
+
+double lik_map_raw_weight(const struct lik_map *map)
+{
+	return ikmap_raw_weight(map->map);
+}
+
+int lik_map_columns(const struct lik_map *map)
+{
+	return ikmap_columns(map->map);
 }
 
 double lik_map_cell_value(const struct lik_map *map)

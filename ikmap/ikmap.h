@@ -344,6 +344,8 @@ struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name
  * regular file, not a partitioning file).
  */
 int ikmap_peek(const char *path, int *t, int *psi, char *err);
+/* Likewise the model columns of such a file: t * psi, plus d when its raw part flag is set. */
+int ikmap_peek_columns(const char *path, int64_t *columns, char *err);
 void ikmap_free(struct ikmap *map);
 
 int ikmap_t(const struct ikmap *map);

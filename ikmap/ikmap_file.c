@@ -687,6 +687,31 @@ int ikmap_peek(const char *path, int *t, int *psi, char *err)
 	return status;
 }
 
+int ikmap_peek_columns(const char *path, int64_t *columns, char *err)
+{
+	FILE *fp = open_regular(path, err);
+	if (!fp)
+		return -1;
+	unsigned char head[HEADER_BYTES];
+	int status = -1;
+	if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES || memcmp(head, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", path);
+	} else {
+		struct header h;
+		read_header(head, &h);
+		if ((h.version != VERSION && h.version != VERSION_2) || h.t < 1 || h.t > INT_MAX
+				|| h.psi < 1 || h.psi > INT_MAX || h.dim > INT_MAX) {
+			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+		} else {
+			/* below 2^63: each factor is below 2^31 */
+			*columns = (int64_t)h.t * h.psi + (h.raw ? (int64_t)h.dim : 0);
+			status = 0;
+		}
+	}
+	fclose(fp);
+	return status;
+}
+
 static int decode(struct ikmap *map, const unsigned char *buf, const char *path, char *err)
 {
 	struct header h;

@@ -46,7 +46,7 @@ class lik_error(Structure):
 
 class lik_map_params(Structure):
     _fields_ = [('kernel', c_int), ('t', c_int), ('psi', c_int), ('seed', c_uint64), ('scale', c_int),
-                ('device', c_int), ('threads', c_int)]
+                ('device', c_int), ('threads', c_int), ('raw_weight', c_double)]
 
 
 class lik_search_row(Structure):
