@@ -191,8 +191,21 @@ double lik_map_cell_value(const struct lik_map *map);	/* 1/sqrt(t) */
 /* The raw features' weight w (0: none) and a model's columns: t*psi, plus dim when w > 0. */
 double lik_map_raw_weight(const struct lik_map *map);
 int lik_map_columns(const struct lik_map *map);
+/*
+ * The raw part's values (ikmap.h "Raw features", w in them) of count rows:
+ * for every node of every row with index 1..dim, in order, one value in out
+ * (0 where the transformed value times w is 0, or w = 0), so a caller that
+ * holds the rows as CSR keeps their indices. out needs that many doubles.
+ * 0, or -1 with err set.
+ */
+int lik_map_raw_values(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	double *out, struct lik_error *err);
 
-/* K(x, y) in [0, 1], or NaN on error. */
+/*
+ * K(x, y) in [0, 1], or NaN on error. With a raw part (w > 0) the kernel of
+ * the rows the model sees: K(x, y) + w^2 <x', y'>, x' the transformed raw
+ * features (ikmap.h "Raw features"), as ikmap -K prints it.
+ */
 double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
 	const struct feature_node *y, struct lik_error *err);
 /* out[i*ny + j] = K(x_i, y_j) (row-major nx x ny). 0, or -1. */

@@ -659,9 +659,75 @@ int lik_map_columns(const struct lik_map *map)
 	return ikmap_columns(map->map);
 }
 
+int lik_map_raw_values(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	double *out, struct lik_error *err)
+{
+	if (map == NULL || (count > 0 && (rows == NULL || out == NULL))) {
+		lik_fail(err, LIK_EINVAL, "no map, rows or output given");
+		return -1;
+	}
+	const struct ikmap *im = map->map;
+	int dim = ikmap_dim(im);
+	struct feature_node one[2];
+	for (size_t i = 0; i < count; i++)
+		for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++) {
+			/* node by node, so that a dropped zero still has its slot */
+			const struct feature_node x[2] = { *f, { -1, 0 } };
+			*out++ = ikmap_raw_row(im, x, one) == 1 ? one[0].value : 0;
+		}
+	lik_ok(err);
+	return 0;
+}
+
 double lik_map_cell_value(const struct lik_map *map)
 {
 	return 1 / sqrt((double)ikmap_t(map->map));
+}
+
+/*
+ * The raw parts of count rows (ikmap_raw_row), one block: row i's at
+ * (*starts)[i]; w already in them. NULL (err set) when out of memory.
+ */
+static struct feature_node *raw_parts(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, size_t **starts, struct lik_error *err)
+{
+	size_t total = 0;
+	int dim = ikmap_dim(map);
+	for (size_t i = 0; i < count; i++) {
+		for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++)
+			total++;
+		total++;
+	}
+	struct feature_node *nodes = malloc((total > 0 ? total : 1) * sizeof *nodes);
+	*starts = malloc((count > 0 ? count : 1) * sizeof **starts);
+	if (nodes == NULL || *starts == NULL) {
+		free(nodes);
+		free(*starts);
+		*starts = NULL;
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < count; i++) {
+		(*starts)[i] = at;
+		at += ikmap_raw_row(map, rows[i], nodes + at) + 1;
+	}
+	return nodes;
+}
+
+/* <a, b> of two rows of ascending indices. */
+static double sparse_dot(const struct feature_node *a, const struct feature_node *b)
+{
+	double s = 0;
+	while (a->index != -1 && b->index != -1) {
+		if (a->index == b->index)
+			s += (a++)->value * (b++)->value;
+		else if (a->index < b->index)
+			a++;
+		else
+			b++;
+	}
+	return s;
 }
 
 double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
@@ -675,6 +741,16 @@ double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
 	if (k < 0) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return NAN;
+	}
+	if (ikmap_raw_columns(map->map) > 0) {
+		struct feature_node *const rows[2] = { (struct feature_node *)x, (struct feature_node *)y };
+		size_t *starts;
+		struct feature_node *raw = raw_parts(map->map, rows, 2, &starts, err);
+		if (raw == NULL)
+			return NAN;
+		k += sparse_dot(raw + starts[0], raw + starts[1]);
+		free(raw);
+		free(starts);
 	}
 	lik_ok(err);
 	return k;
@@ -692,9 +768,16 @@ int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, 
 	size_t row_bytes = (size_t)ikmap_t(im) * ikmap_cell_size(im);
 	unsigned char *cx = malloc(nx * row_bytes + 1);
 	unsigned char *cy = malloc(ny * row_bytes + 1);
+	/* with a raw part, every row's (w in it): the matrix adds their inner products */
+	int has_raw = ikmap_raw_columns(im) > 0;
+	struct feature_node *rx = NULL, *ry = NULL;
+	size_t *sx = NULL, *sy = NULL;
 	int status = -1;
 	if (cx == NULL || cy == NULL) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
+	} else if (has_raw && ((rx = raw_parts(im, x, nx, &sx, err)) == NULL
+			|| (ry = raw_parts(im, y, ny, &sy, err)) == NULL)) {
+		/* err set */
 	} else if (lik_map_native(im, x, nx, cx, LIK_DEVICE_CPU, threads, err) == 0
 		&& lik_map_native(im, y, ny, cy, LIK_DEVICE_CPU, threads, err) == 0) {
 		long long rows = (long long)nx;
@@ -705,10 +788,15 @@ int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, 
 		for (long long i = 0; i < rows; i++)
 			for (size_t j = 0; j < ny; j++)
 				out[(size_t)i * ny + j] = ikmap_kernel_cells(im, cx + (size_t)i * row_bytes,
-					cy + j * row_bytes);
+					cy + j * row_bytes)
+					+ (has_raw ? sparse_dot(rx + sx[i], ry + sy[j]) : 0);
 		status = 0;
 		lik_ok(err);
 	}
+	free(rx);
+	free(ry);
+	free(sx);
+	free(sy);
 	free(cx);
 	free(cy);
 	return status;
