@@ -92,9 +92,14 @@ struct lik_model *lik_model_assemble(const struct model *linear, const struct li
 		return NULL;
 	}
 	if (map != NULL && lik_map_columns(map) != linear->nr_feature) {
-		lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has %d columns"
-			" (t*psi = %d*%d%s)", linear->nr_feature, lik_map_columns(map), lik_map_t(map),
-			lik_map_psi(map), lik_map_raw_weight(map) > 0 ? ", then the raw features" : "");
+		/* the raw columns named only where there are some: the message stays as before */
+		if (lik_map_raw_weight(map) > 0)
+			lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has"
+				" t*psi + d = %d*%d + %d columns", linear->nr_feature, lik_map_t(map),
+				lik_map_psi(map), lik_map_dim(map));
+		else
+			lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has t*psi = %d*%d",
+				linear->nr_feature, lik_map_t(map), lik_map_psi(map));
 		return NULL;
 	}
 	struct model *copy = copy_linear(linear);
