@@ -11,7 +11,9 @@
  * upstream's too: when prob->bias >= 0 the last node of every row is the
  * bias node (index prob->n) and prob->n counts it, exactly as upstream's
  * train() takes it; the map never sees that node (the mapped rows get a
- * bias feature t*psi + 1 of their own, as `train -B` gives them).
+ * bias feature of their own after all their columns, as `train -B` gives
+ * them: t*psi + 1, or t*psi + d + 1 with the raw features of a map built
+ * with raw_weight > 0, which follow the cells at t*psi + j).
  *
  * A map (struct lik_map) is t random partitionings of the input space
  * (aNNE Voronoi cells or iForest trees, the CLI's -k types); a row maps to
@@ -36,7 +38,7 @@
  * written in full under a temporary name and renamed into place, .ik
  * first; lik_model_load loads a plain model or a pair and refuses a pair
  * whose map is missing, damaged, of another checksum or of another width
- * (t*psi != nr_feature), never falling back to a plain model. These are
+ * (lik_map_columns != nr_feature), never falling back to a plain model. These are
  * the files `train -k` writes and `predict` reads.
  *
  * Errors. Every function that can fail takes struct lik_error *err (may
@@ -370,7 +372,7 @@ const struct model *lik_model_linear(const struct lik_model *model);
 const struct lik_map *lik_model_map(const struct lik_model *model);
 
 int lik_model_nr_class(const struct lik_model *model);
-int lik_model_nr_feature(const struct lik_model *model);	/* t*psi for a -k model */
+int lik_model_nr_feature(const struct lik_model *model);	/* lik_map_columns for a -k model */
 void lik_model_labels(const struct lik_model *model, int *labels);	/* nr_class of them */
 int lik_model_is_probability(const struct lik_model *model);	/* check_probability_model */
 int lik_model_is_regression(const struct lik_model *model);

@@ -327,8 +327,9 @@ class IKMap(object):
         1-3. A negative value is a ValueError naming the row and feature under scale 4, and
         for minmax under every scale but 2.
     m.cells(X)      -> numpy uint32 (n, t): the cell of each row in each partitioning
-    m.transform(X)  -> scipy.sparse.csr_matrix (n, t*psi), t entries 1/sqrt(t) per row
-                       at columns k*psi + cell
+    m.transform(X)  -> scipy.sparse.csr_matrix (n, n_features_out), t entries 1/sqrt(t) per row
+                       at columns k*psi + cell; with raw_weight w > 0, then w times the
+                       transformed features at t*psi + j - 1
     m.kernel(X, Y)  -> numpy (nx, ny): K(x, y), the share of partitionings where x and y meet
     m.to_bytes() / IKMap.from_bytes(b): the exact bytes of the map's .ik file; pickles.
     """
