@@ -94,3 +94,24 @@ def test_bad_raw_weight_refused(heart, w):
     _, _, X = heart
     with pytest.raises(ValueError, match="raw_weight"):
         IKMap.build(X, raw_weight=w)
+
+
+def test_sklearn_layer_takes_raw_weight(heart, tmp_path):
+    """IsolationKernel(raw_weight=w) is IKMap.build(raw_weight=w)'s transform, and the
+    classifier's model is train -k -a's (the same weights, bias -1, -s 2)."""
+    from liblinear.sklearn import IKLinearClassifier, IsolationKernel
+    path, y, X = heart
+    ik = IsolationKernel(kernel="iforest", t=10, psi=8, scale=2, random_state=3, raw_weight=0.3).fit(X)
+    m = IKMap.build(X, kernel="iforest", t=10, psi=8, seed=3, scale=2, raw_weight=0.3)
+    assert ik.map_.to_bytes() == m.to_bytes()
+    assert abs(ik.transform(X) - m.transform(X)).max() == 0
+    clf = IKLinearClassifier(kernel="iforest", t=10, psi=8, scale=2, random_state=3, bias=-1, solver=2,
+                             raw_weight=0.3).fit(X, y)
+    model = tmp_path / "m"
+    subprocess.run([program("train"), "-q", "-s", "2", "-k", "iforest", "-t", "10", "-g", "8", "-S", "2",
+                    "-r", "3", "-a", "0.3", path, str(model)], check=True, capture_output=True)
+    lines = model.read_text().splitlines()
+    n = 10 * 8 + 13
+    w = np.array([float(v) for v in lines[lines.index("w") + 1:lines.index("w") + 1 + n]])
+    ours = np.array([clf.model_.get_decfun_coef(j + 1, 0) for j in range(n)])
+    np.testing.assert_allclose(ours, w, rtol=1e-6, atol=1e-9)
