@@ -161,10 +161,10 @@ static struct ikmap *load_named_map(const char *model_file, const struct model *
 			path, model_file, ikmap_checksum(map), trailer->checksum);
 		ikmap_free(map);
 		map = NULL;
-	} else if ((int64_t)ikmap_t(map) * ikmap_psi(map) != m->nr_feature) {
+	} else if (ikmap_columns(map) != m->nr_feature) {
 		lik_fail(err, LIK_EMODEL, "model %s has nr_feature %d but its partitioning file %s"
-			" has t*psi = %d*%d", model_file, m->nr_feature, path,
-			ikmap_t(map), ikmap_psi(map));
+			" has t*psi = %d*%d%s columns", model_file, m->nr_feature, path,
+			ikmap_t(map), ikmap_psi(map), ikmap_raw_columns(map) > 0 ? " + d" : "");
 		ikmap_free(map);
 		map = NULL;
 	}
@@ -174,7 +174,7 @@ static struct ikmap *load_named_map(const char *model_file, const struct model *
 
 /*
  * A model without a trailer, but with a partitioning file beside it under
- * the name train -k gives it and of t*psi = nr_feature, is a -k model
+ * the name train -k gives it and of t*psi (+ d with a raw part) = nr_feature, is a -k model
  * whose trailer was lost (a file cut short, a careless edit): refused,
  * never predicted as a plain model. 0, or -1 after a message.
  */
@@ -183,15 +183,22 @@ static int refuse_lost_trailer(const char *model_file, const struct model *m,
 {
 	char *name;
 	char *path = default_ik_path(model_file, &name);
-	int t, psi, status = 0;
+	int status = 0, t, psi;
+	int64_t columns;
 	if (path == NULL) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		status = -1;
-	} else if (ikmap_peek(path, &t, &psi, NULL) == 0 && (int64_t)t * psi == m->nr_feature) {
+	} else if (ikmap_peek(path, &t, &psi, NULL) == 0
+			&& ikmap_peek_columns(path, &columns, NULL) == 0 && columns == m->nr_feature) {
+		/* columns - t*psi: the raw features' d, 0 without them */
+		int64_t raw = columns - (int64_t)t * psi;
+		char with_raw[48] = "";
+		if (raw > 0)
+			snprintf(with_raw, sizeof with_raw, " + d = %" PRId64, raw);
 		lik_fail(err, LIK_EMODEL, "model file %s has no " IK_TRAILER_KEY " line (the trailer is"
 			" missing: was the file cut short?), but the partitioning file %s beside it"
-			" fits it (t*psi = %d*%d = nr_feature); refusing to predict with it as a"
-			" plain linear model", model_file, path, t, psi);
+			" fits it (t*psi = %d*%d%s = nr_feature); refusing to predict with it as a"
+			" plain linear model", model_file, path, t, psi, with_raw);
 		status = -1;
 	}
 	free(name);

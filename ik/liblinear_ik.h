@@ -11,7 +11,9 @@
  * upstream's too: when prob->bias >= 0 the last node of every row is the
  * bias node (index prob->n) and prob->n counts it, exactly as upstream's
  * train() takes it; the map never sees that node (the mapped rows get a
- * bias feature t*psi + 1 of their own, as `train -B` gives them).
+ * bias feature of their own after all their columns, as `train -B` gives
+ * them: t*psi + 1, or t*psi + d + 1 with the raw features of a map built
+ * with raw_weight > 0, which follow the cells at t*psi + j).
  *
  * A map (struct lik_map) is t random partitionings of the input space
  * (aNNE Voronoi cells or iForest trees, the CLI's -k types); a row maps to
@@ -36,7 +38,7 @@
  * written in full under a temporary name and renamed into place, .ik
  * first; lik_model_load loads a plain model or a pair and refuses a pair
  * whose map is missing, damaged, of another checksum or of another width
- * (t*psi != nr_feature), never falling back to a plain model. These are
+ * (lik_map_columns != nr_feature), never falling back to a plain model. These are
  * the files `train -k` writes and `predict` reads.
  *
  * Errors. Every function that can fail takes struct lik_error *err (may
@@ -108,6 +110,9 @@ struct lik_map_params {
 	int scale;		/* 0..4, see above (-S) */
 	int device;		/* enum lik_device, where rows are mapped (-d) */
 	int threads;		/* -m; <= 0: OpenMP's default */
+	double raw_weight;	/* -a w: the raw features beside the cells, times w (0: off;
+				 * finite, >= 0; ikmap.h "Raw features"); last, so that
+				 * callers that zero the struct first get 0 */
 };
 
 /*
@@ -185,8 +190,24 @@ uint64_t lik_map_seed(const struct lik_map *map);
 int lik_map_scaled(const struct lik_map *map);
 uint64_t lik_map_checksum(const struct lik_map *map);	/* as the trailer line states it */
 double lik_map_cell_value(const struct lik_map *map);	/* 1/sqrt(t) */
+/* The raw features' weight w (0: none) and a model's columns: t*psi, plus dim when w > 0. */
+double lik_map_raw_weight(const struct lik_map *map);
+int lik_map_columns(const struct lik_map *map);
+/*
+ * The raw part's values (ikmap.h "Raw features", w in them) of count rows:
+ * for every node of every row with index 1..dim, in order, one value in out
+ * (0 where the transformed value times w is 0, or w = 0), so a caller that
+ * holds the rows as CSR keeps their indices. out needs that many doubles.
+ * 0, or -1 with err set.
+ */
+int lik_map_raw_values(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	double *out, struct lik_error *err);
 
-/* K(x, y) in [0, 1], or NaN on error. */
+/*
+ * K(x, y) in [0, 1], or NaN on error. With a raw part (w > 0) the kernel of
+ * the rows the model sees: K(x, y) + w^2 <x', y'>, x' the transformed raw
+ * features (ikmap.h "Raw features"), as ikmap -K prints it.
+ */
 double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
 	const struct feature_node *y, struct lik_error *err);
 /* out[i*ny + j] = K(x_i, y_j) (row-major nx x ny). 0, or -1. */
@@ -458,7 +479,7 @@ const struct model *lik_model_linear(const struct lik_model *model);
 const struct lik_map *lik_model_map(const struct lik_model *model);
 
 int lik_model_nr_class(const struct lik_model *model);
-int lik_model_nr_feature(const struct lik_model *model);	/* t*psi for a -k model */
+int lik_model_nr_feature(const struct lik_model *model);	/* lik_map_columns for a -k model */
 void lik_model_labels(const struct lik_model *model, int *labels);	/* nr_class of them */
 int lik_model_is_probability(const struct lik_model *model);	/* check_probability_model */
 int lik_model_is_regression(const struct lik_model *model);

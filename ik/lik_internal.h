@@ -136,6 +136,29 @@ struct lik_map *lik_map_share(const struct lik_map *map);
 int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int device, int threads, struct lik_error *err);
 
+/*
+ * Maps count rows (count <= INT_MAX) into the solvers' form: *X becomes their
+ * rows.h ROWS_CELLS view (cell value 1/sqrt(t), the map's raw part when it
+ * has one, a bias column after all ikmap_columns when bias >= 0). Returns
+ * one allocated block (the cells, then the raw rows' pointers and nodes)
+ * that X points into, for the caller to free; NULL with err set.
+ */
+void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	double bias, int device, int threads, struct row_set *X, struct lik_error *err);
+
+/*
+ * One mapped row as the feature row a -k model sees: feature k*psi + cell
+ * + 1 of value 1/sqrt(t) for k = 0..t-1, then the raw part (ikmap_raw_row
+ * of the row x itself, feature j at t*psi + j), then the bias feature
+ * ikmap_columns + 1 when bias >= 0; ended by index -1. lik_model_row_room
+ * is the nodes out needs for x (t + 2, plus x's features within 1..d when
+ * the map has a raw part). The one writer of that layout, so that
+ * prediction, the ikmap tool and training's rows (rows.h) agree.
+ */
+size_t lik_model_row_room(const struct ikmap *map, const struct feature_node *x);
+void lik_model_row(const struct ikmap *map, const void *cells, const struct feature_node *x,
+	double bias, struct feature_node *out);
+
 /* Builds a map of prob's rows without their bias nodes (psi from params). */
 struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
 	struct lik_error *err);

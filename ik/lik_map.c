@@ -130,6 +130,12 @@ int lik_map_params_check(const struct lik_map_params *p, struct lik_error *err)
 			p->t, psi, INT_MAX - 2);
 		return -1;
 	}
+	/* !(w >= 0) catches NaN */
+	if (!(p->raw_weight >= 0) || !isfinite(p->raw_weight)) {
+		lik_fail(err, LIK_EINVAL, "the raw features' weight (-a %g) must be a finite number >= 0",
+			p->raw_weight);
+		return -1;
+	}
 	/*
 	 * The one rule (issue 28, ikmap.h's Scaling): every transform 0..4 for
 	 * every kernel. What needs non-negative data (-S 4; -k minmax but under
@@ -266,6 +272,7 @@ static struct ikmap_params ikmap_params_of(const struct lik_map_params *params)
 	p.seed = params->seed;
 	p.scale = params->scale;
 	p.threads = params->threads;
+	p.raw_weight = params->raw_weight;
 	return p;
 }
 
@@ -356,6 +363,112 @@ int lik_map_native(const struct ikmap *map, struct feature_node *const *rows, si
 		return -1;
 	}
 	return 0;
+}
+
+size_t lik_model_row_room(const struct ikmap *map, const struct feature_node *x)
+{
+	size_t n = (size_t)ikmap_t(map) + 2;
+	if (ikmap_raw_columns(map) > 0) {
+		int dim = ikmap_dim(map);
+		for (const struct feature_node *f = x; f->index != -1 && f->index <= dim; f++)
+			n++;
+	}
+	return n;
+}
+
+void lik_model_row(const struct ikmap *map, const void *cells, const struct feature_node *x,
+	double bias, struct feature_node *out)
+{
+	int t = ikmap_t(map);
+	size_t psi = (size_t)ikmap_psi(map);
+	double value = 1 / sqrt((double)t);
+	for (int k = 0; k < t; k++) {
+		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
+		out[k].value = value;
+	}
+	size_t n = (size_t)t;
+	if (ikmap_raw_columns(map) > 0) {
+		/* raw feature j lands at column t*psi + j (rows.h's raw part) */
+		size_t raw = ikmap_raw_row(map, x, out + n);
+		for (size_t k = 0; k < raw; k++)
+			out[n + k].index += (int)((size_t)t * psi);
+		n += raw;
+	}
+	if (bias >= 0) {
+		out[n].index = ikmap_columns(map) + 1;
+		out[n].value = bias;
+		n++;
+	}
+	out[n].index = -1;
+	out[n].value = 0;
+}
+
+/* n rounded up to a multiple of the strictest alignment, or 0 when that overflows. */
+static size_t aligned_size(size_t n)
+{
+	size_t a = _Alignof(max_align_t);
+	return n > SIZE_MAX - (a - 1) ? 0 : (n + a - 1) / a * a;
+}
+
+void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows, size_t count,
+	double bias, int device, int threads, struct row_set *X, struct lik_error *err)
+{
+	size_t t = (size_t)ikmap_t(map), width = ikmap_cell_size(map);
+	int raw_d = ikmap_raw_columns(map), dim = ikmap_dim(map);
+	if (count > (size_t)INT_MAX || (t > 0 && count > SIZE_MAX / t / width)) {
+		lik_fail(err, LIK_ENOMEM, "out of memory (%zu rows)", count);
+		return NULL;
+	}
+	/* the raw part's room: each row's features within 1..d, and its end node */
+	size_t cell_bytes = count * t * width, nodes = 0, total = cell_bytes;
+	size_t at_ptrs = aligned_size(cell_bytes), at_nodes = 0;
+	if (raw_d > 0) {
+		for (size_t i = 0; i < count; i++) {
+			for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++)
+				nodes++;
+			nodes++;
+		}
+		size_t ptr_bytes = count * sizeof(struct feature_node *);
+		at_nodes = aligned_size(at_ptrs + ptr_bytes);
+		if (at_ptrs == 0 || at_nodes == 0 || nodes > (SIZE_MAX - at_nodes) / sizeof(struct feature_node)) {
+			lik_fail(err, LIK_ENOMEM, "out of memory (%zu rows)", count);
+			return NULL;
+		}
+		total = at_nodes + nodes * sizeof(struct feature_node);
+	}
+	unsigned char *block = malloc(total > 0 ? total : 1);
+	if (block == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (lik_map_native(map, rows, count, block, device, threads, err) != 0) {
+		free(block);
+		return NULL;
+	}
+	memset(X, 0, sizeof *X);
+	X->kind = ROWS_CELLS;
+	X->l = (int)count;
+	X->t = (int)t;
+	X->psi = ikmap_psi(map);
+	X->n = ikmap_columns(map) + (bias >= 0 ? 1 : 0);
+	X->cell_value = 1 / sqrt((double)t);
+	if (width == sizeof(uint16_t))
+		X->cells16 = (const uint16_t *)block;
+	else
+		X->cells32 = (const uint32_t *)block;
+	X->bias = bias;
+	if (raw_d > 0) {
+		/* rows ikmap_map accepted, so their values are the ones ikmap_raw_row takes */
+		struct feature_node **raw = (struct feature_node **)(block + at_ptrs);
+		struct feature_node *next = (struct feature_node *)(block + at_nodes);
+		for (size_t i = 0; i < count; i++) {
+			raw[i] = next;
+			next += ikmap_raw_row(map, rows[i], next) + 1;
+		}
+		X->raw = raw;
+		X->raw_d = raw_d;
+	}
+	return block;
 }
 
 /*
@@ -537,9 +650,85 @@ uint64_t lik_map_checksum(const struct lik_map *map)
 	return ikmap_checksum(map->map);
 }
 
+double lik_map_raw_weight(const struct lik_map *map)
+{
+	return ikmap_raw_weight(map->map);
+}
+
+int lik_map_columns(const struct lik_map *map)
+{
+	return ikmap_columns(map->map);
+}
+
+int lik_map_raw_values(const struct lik_map *map, struct feature_node *const *rows, size_t count,
+	double *out, struct lik_error *err)
+{
+	if (map == NULL || (count > 0 && (rows == NULL || out == NULL))) {
+		lik_fail(err, LIK_EINVAL, "no map, rows or output given");
+		return -1;
+	}
+	const struct ikmap *im = map->map;
+	int dim = ikmap_dim(im);
+	struct feature_node one[2];
+	for (size_t i = 0; i < count; i++)
+		for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++) {
+			/* node by node, so that a dropped zero still has its slot */
+			const struct feature_node x[2] = { *f, { -1, 0 } };
+			*out++ = ikmap_raw_row(im, x, one) == 1 ? one[0].value : 0;
+		}
+	lik_ok(err);
+	return 0;
+}
+
 double lik_map_cell_value(const struct lik_map *map)
 {
 	return 1 / sqrt((double)ikmap_t(map->map));
+}
+
+/*
+ * The raw parts of count rows (ikmap_raw_row), one block: row i's at
+ * (*starts)[i]; w already in them. NULL (err set) when out of memory.
+ */
+static struct feature_node *raw_parts(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, size_t **starts, struct lik_error *err)
+{
+	size_t total = 0;
+	int dim = ikmap_dim(map);
+	for (size_t i = 0; i < count; i++) {
+		for (const struct feature_node *f = rows[i]; f->index != -1 && f->index <= dim; f++)
+			total++;
+		total++;
+	}
+	struct feature_node *nodes = malloc((total > 0 ? total : 1) * sizeof *nodes);
+	*starts = malloc((count > 0 ? count : 1) * sizeof **starts);
+	if (nodes == NULL || *starts == NULL) {
+		free(nodes);
+		free(*starts);
+		*starts = NULL;
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < count; i++) {
+		(*starts)[i] = at;
+		at += ikmap_raw_row(map, rows[i], nodes + at) + 1;
+	}
+	return nodes;
+}
+
+/* <a, b> of two rows of ascending indices. */
+static double sparse_dot(const struct feature_node *a, const struct feature_node *b)
+{
+	double s = 0;
+	while (a->index != -1 && b->index != -1) {
+		if (a->index == b->index)
+			s += (a++)->value * (b++)->value;
+		else if (a->index < b->index)
+			a++;
+		else
+			b++;
+	}
+	return s;
 }
 
 double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
@@ -553,6 +742,16 @@ double lik_kernel_value(const struct lik_map *map, const struct feature_node *x,
 	if (k < 0) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return NAN;
+	}
+	if (ikmap_raw_columns(map->map) > 0) {
+		struct feature_node *const rows[2] = { (struct feature_node *)x, (struct feature_node *)y };
+		size_t *starts;
+		struct feature_node *raw = raw_parts(map->map, rows, 2, &starts, err);
+		if (raw == NULL)
+			return NAN;
+		k += sparse_dot(raw + starts[0], raw + starts[1]);
+		free(raw);
+		free(starts);
 	}
 	lik_ok(err);
 	return k;
@@ -570,9 +769,16 @@ int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, 
 	size_t row_bytes = (size_t)ikmap_t(im) * ikmap_cell_size(im);
 	unsigned char *cx = malloc(nx * row_bytes + 1);
 	unsigned char *cy = malloc(ny * row_bytes + 1);
+	/* with a raw part, every row's (w in it): the matrix adds their inner products */
+	int has_raw = ikmap_raw_columns(im) > 0;
+	struct feature_node *rx = NULL, *ry = NULL;
+	size_t *sx = NULL, *sy = NULL;
 	int status = -1;
 	if (cx == NULL || cy == NULL) {
 		lik_fail(err, LIK_ENOMEM, "out of memory");
+	} else if (has_raw && ((rx = raw_parts(im, x, nx, &sx, err)) == NULL
+			|| (ry = raw_parts(im, y, ny, &sy, err)) == NULL)) {
+		/* err set */
 	} else if (lik_map_native(im, x, nx, cx, LIK_DEVICE_CPU, threads, err) == 0
 		&& lik_map_native(im, y, ny, cy, LIK_DEVICE_CPU, threads, err) == 0) {
 		long long rows = (long long)nx;
@@ -583,10 +789,15 @@ int lik_kernel_matrix(const struct lik_map *map, struct feature_node *const *x, 
 		for (long long i = 0; i < rows; i++)
 			for (size_t j = 0; j < ny; j++)
 				out[(size_t)i * ny + j] = ikmap_kernel_cells(im, cx + (size_t)i * row_bytes,
-					cy + j * row_bytes);
+					cy + j * row_bytes)
+					+ (has_raw ? sparse_dot(rx + sx[i], ry + sy[j]) : 0);
 		status = 0;
 		lik_ok(err);
 	}
+	free(rx);
+	free(ry);
+	free(sx);
+	free(sy);
 	free(cx);
 	free(cy);
 	return status;

@@ -91,9 +91,15 @@ struct lik_model *lik_model_assemble(const struct model *linear, const struct li
 		lik_fail(err, LIK_EINVAL, "no model given (or one without weights)");
 		return NULL;
 	}
-	if (map != NULL && (int64_t)lik_map_t(map) * lik_map_psi(map) != linear->nr_feature) {
-		lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has t*psi = %d*%d",
-			linear->nr_feature, lik_map_t(map), lik_map_psi(map));
+	if (map != NULL && lik_map_columns(map) != linear->nr_feature) {
+		/* the raw columns named only where there are some: the message stays as before */
+		if (lik_map_raw_weight(map) > 0)
+			lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has"
+				" t*psi + d = %d*%d + %d columns", linear->nr_feature, lik_map_t(map),
+				lik_map_psi(map), lik_map_dim(map));
+		else
+			lik_fail(err, LIK_EMODEL, "the model has nr_feature %d but the map has t*psi = %d*%d",
+				linear->nr_feature, lik_map_t(map), lik_map_psi(map));
 		return NULL;
 	}
 	struct model *copy = copy_linear(linear);
@@ -383,8 +389,8 @@ struct lik_model *lik_model_from_bytes(const void *bytes, size_t size, struct li
 		const char *why = NULL;
 		if (map != NULL && lik_map_checksum(map) != checksum)
 			why = "model bytes: the map is not the one the model was trained with (checksum)";
-		else if (map != NULL && (int64_t)lik_map_t(map) * lik_map_psi(map) != linear->nr_feature)
-			why = "model bytes: the model's nr_feature is not the map's t*psi";
+		else if (map != NULL && lik_map_columns(map) != linear->nr_feature)
+			why = "model bytes: the model's nr_feature is not the map's columns";
 		if (why != NULL) {
 			lik_map_free(&map);
 			lik_fail(err, LIK_EMODEL, "%s", why);

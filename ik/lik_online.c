@@ -116,27 +116,10 @@ int lik_online_update(struct lik_model *model, struct feature_node *const *rows,
 	lik_capture_begin(&capture);
 	int rc = -1;
 	if (model->map != NULL) {
-		const struct ikmap *im = model->map->map;
-		size_t t = (size_t)ikmap_t(im);
-		cells = malloc(count * t * ikmap_cell_size(im));
-		if (cells == NULL) {
-			lik_fail(err, LIK_ENOMEM, "out of memory");
+		/* the cells and the map's raw part, as training saw them */
+		cells = lik_map_row_set(model->map->map, rows, count, m->bias, device, threads, &X, err);
+		if (cells == NULL)
 			goto done;
-		}
-		if (lik_map_native(im, rows, count, cells, device, threads, err) != 0)
-			goto done;
-		memset(&X, 0, sizeof X);
-		X.kind = ROWS_CELLS;
-		X.l = (int)count;
-		X.t = (int)t;
-		X.psi = ikmap_psi(im);
-		X.n = X.t * X.psi + (m->bias >= 0 ? 1 : 0);
-		X.cell_value = 1 / sqrt((double)X.t);
-		if (ikmap_cell_size(im) == sizeof(uint16_t))
-			X.cells16 = cells;
-		else
-			X.cells32 = cells;
-		X.bias = m->bias;
 	} else {
 		/* a stream brings new features: they join with zero weights */
 		if (max_index >= INT_MAX - 1 || online_grow_features(m, max_index) != 0) {

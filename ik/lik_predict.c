@@ -1,8 +1,8 @@
 /*
  * lik_predict.c - prediction on raw rows (liblinear_ik.h): a -k model's
  * rows are mapped, written as the cell rows training saw (feature k*psi +
- * cell + 1 of value 1/sqrt(t), then the bias feature t*psi + 1 when the
- * model has a bias) and predicted by linear.h's own functions, so the
+ * cell + 1 of value 1/sqrt(t), then the map's raw part, then the bias
+ * feature when the model has one: lik_model_row) and predicted by linear.h's own functions, so the
  * arithmetic is exactly upstream's on those rows; a plain model's rows go
  * to linear.h's functions as they are.
  */
@@ -22,27 +22,6 @@ int lik_model_nr_outputs(const struct lik_model *model, int what)
 	if (what == LIK_OUTPUT_PROBABILITY)
 		return get_nr_class(model->linear);
 	return 0;
-}
-
-/* A row's t cells as the feature row the model saw: out has t + 2 nodes. */
-static void cell_row(const struct ikmap *map, const void *cells, double bias,
-	struct feature_node *out)
-{
-	int t = ikmap_t(map);
-	size_t psi = (size_t)ikmap_psi(map);
-	double value = 1 / sqrt((double)t);
-	for (int k = 0; k < t; k++) {
-		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
-		out[k].value = value;
-	}
-	int n = t;
-	if (bias >= 0) {
-		out[n].index = (int)((size_t)t * psi + 1);
-		out[n].value = bias;
-		n++;
-	}
-	out[n].index = -1;
-	out[n].value = 0;
 }
 
 /*
@@ -93,11 +72,12 @@ static int check_call(const struct lik_model *model, int what, const void *out,
 	return 0;
 }
 
-/* Buffers for mapped rows: cells of `rows` rows and one feature row. */
+/* Buffers for mapped rows: cells of `rows` rows and one feature row (room nodes). */
 struct mapped {
 	unsigned char *cells;
 	struct feature_node *x;
 	size_t row_bytes;
+	size_t room;
 };
 
 static void mapped_free(struct mapped *b)
@@ -112,12 +92,31 @@ static int mapped_init(struct mapped *b, const struct ikmap *map, size_t rows, s
 {
 	b->row_bytes = (size_t)ikmap_t(map) * ikmap_cell_size(map);
 	b->cells = malloc((rows > 0 ? rows : 1) * b->row_bytes);
-	b->x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *b->x);
+	b->room = (size_t)ikmap_t(map) + 2;	/* grown by cell_row for a raw part */
+	b->x = malloc(b->room * sizeof *b->x);
 	if (b->cells == NULL || b->x == NULL) {
 		mapped_free(b);	/* leaves both NULL: freeing again is harmless */
 		lik_fail(err, LIK_ENOMEM, "out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+/* Row x (its cells at cells) as the feature row the model saw, into b->x: 0, or -1 (ENOMEM). */
+static int cell_row(struct mapped *b, const struct ikmap *map, const void *cells,
+	const struct feature_node *x, double bias, struct lik_error *err)
+{
+	size_t need = lik_model_row_room(map, x);
+	if (need > b->room) {
+		struct feature_node *grown = realloc(b->x, need * sizeof *grown);
+		if (grown == NULL) {
+			lik_fail(err, LIK_ENOMEM, "out of memory");
+			return -1;
+		}
+		b->x = grown;
+		b->room = need;
+	}
+	lik_model_row(map, cells, x, bias, b->x);
 	return 0;
 }
 
@@ -148,8 +147,8 @@ static double predict_one(const struct lik_model *model, const struct feature_no
 		return NAN;
 	}
 	struct feature_node *const rows[1] = { (struct feature_node *)x };
-	if (lik_map_native(map, rows, 1, b.cells, LIK_DEVICE_CPU, 1, err) == 0) {
-		cell_row(map, b.cells, model->linear->bias, b.x);
+	if (lik_map_native(map, rows, 1, b.cells, LIK_DEVICE_CPU, 1, err) == 0
+			&& cell_row(&b, map, b.cells, x, model->linear->bias, err) == 0) {
 		label = predict_linear(model->linear, b.x, what, out, scratch);
 		lik_ok(err);
 	}
@@ -206,7 +205,10 @@ int lik_predict_rows(const struct lik_model *model, struct feature_node *const *
 		status = lik_map_native(map, rows + first, n, b.cells, device, threads, err);
 		for (size_t i = 0; status == 0 && i < n; i++) {
 			size_t row = first + i;
-			cell_row(map, b.cells + i * b.row_bytes, linear->bias, b.x);
+			status = cell_row(&b, map, b.cells + i * b.row_bytes, rows[row], linear->bias,
+				err);
+			if (status != 0)
+				break;
 			labels[row] = predict_linear(linear, b.x, what, out ? out + row * width : NULL,
 				scratch);
 		}

@@ -41,42 +41,6 @@ static int check_problem(const struct problem *prob, const struct parameter *par
 	return 0;
 }
 
-/* Every row of prob mapped: l * t cells of the map's width, allocated; NULL with err set. */
-static void *map_training_rows(const struct ikmap *map, const struct problem *prob, int device,
-	int threads, struct lik_error *err)
-{
-	size_t bytes = (size_t)prob->l * (size_t)ikmap_t(map) * ikmap_cell_size(map);
-	void *cells = malloc(bytes > 0 ? bytes : 1);
-	if (cells == NULL) {
-		lik_fail(err, LIK_ENOMEM, "out of memory");
-		return NULL;
-	}
-	/* the bias nodes (index n) lie above the map's dim, so the map ignores them */
-	if (lik_map_native(map, prob->x, (size_t)prob->l, cells, device, threads, err) != 0) {
-		free(cells);
-		return NULL;
-	}
-	return cells;
-}
-
-/* The ROWS_CELLS view of l mapped rows: cell value 1/sqrt(t), bias feature t*psi+1 if bias >= 0. */
-static struct row_set cell_rows(const struct ikmap *map, int l, const void *cells, double bias)
-{
-	struct row_set X = {0};
-	X.kind = ROWS_CELLS;
-	X.l = l;
-	X.t = ikmap_t(map);
-	X.psi = ikmap_psi(map);
-	X.n = X.t * X.psi + (bias >= 0 ? 1 : 0);
-	X.cell_value = 1 / sqrt((double)X.t);
-	if (ikmap_cell_size(map) == sizeof(uint16_t))
-		X.cells16 = cells;
-	else
-		X.cells32 = cells;
-	X.bias = bias;
-	return X;
-}
-
 /*
  * The rows training sees: prob's own (map NULL), or its mapped rows
  * (*cells allocated, to free). 0, or -1 with err set.
@@ -89,11 +53,10 @@ static int training_rows(const struct problem *prob, const struct ikmap *map, in
 		*X = rows_sparse(prob->l, prob->n, prob->x);
 		return 0;
 	}
-	*cells = map_training_rows(map, prob, device, threads, err);
-	if (*cells == NULL)
-		return -1;
-	*X = cell_rows(map, prob->l, *cells, prob->bias);
-	return 0;
+	/* the bias nodes (index n) lie above the map's dim, so neither the cells nor the
+	 * raw part see them; the row set gives the bias its own column after both */
+	*cells = lik_map_row_set(map, prob->x, (size_t)prob->l, prob->bias, device, threads, X, err);
+	return *cells != NULL ? 0 : -1;
 }
 
 /* Trains on prob through map (NULL: plain); the model takes one reference of shared. */

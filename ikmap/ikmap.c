@@ -111,8 +111,27 @@ static int check_params(int n, int d, const struct ikmap_params *p, char *err)
 		return -1;
 	}
 	/* Cell features k*psi + cell + 1 (and a bias after them) must fit an int. */
-	if ((int64_t)p->t * (p->method == IKMAP_ACOS ? 2 : p->psi) > INT_MAX - 2) {
+	int64_t cells = (int64_t)p->t * (p->method == IKMAP_ACOS ? 2 : p->psi);
+	if (cells > INT_MAX - 2) {
 		ikmap_error(err, "t * psi (%d * %d) is too large", p->t, p->psi);
+		return -1;
+	}
+	/* !(w >= 0) catches NaN too */
+	if (!(p->raw_weight >= 0) || !isfinite(p->raw_weight)) {
+		ikmap_error(err, "the raw features' weight must be a finite number >= 0 (got %g)",
+			p->raw_weight);
+		return -1;
+	}
+	/* and the raw columns after the cells too (the sum in 64 bits: each part fits an int) */
+	if (p->raw_weight > 0 && cells + (int64_t)d > INT_MAX - 2) {
+		ikmap_error(err, "t * psi + d (%lld + %d) columns with the raw features: too many",
+			(long long)cells, d);
+		return -1;
+	}
+	if (p->raw_weight > 0 && p->method == IKMAP_IFOREST && p->scale == 2
+			&& d > IKMAP_MAX_SCALED_DIM) {
+		ikmap_error(err, "%d features: iForest's scaled raw features store a factor per"
+			" feature and can have at most %d", d, IKMAP_MAX_SCALED_DIM);
 		return -1;
 	}
 	return 0;
@@ -519,12 +538,32 @@ static struct ikmap *new_map(int d, const struct ikmap_params *params, char *err
 	map->psi = params->method == IKMAP_ACOS ? 2 : params->psi;
 	map->dim = d;
 	map->seed = params->seed;
-	/* iForest keeps only log1p (ikmap.h, Scaling): scales 1-3 change none of its splits */
+	/* iForest keeps only log1p (ikmap.h, Scaling): scales 1-3 change none of its splits;
+	 * scale 2 stays for its raw part's factors (ikmap.h, Raw features) */
 	if (params->method == IKMAP_IFOREST)
-		map->scaled = params->scale == 4 ? 4 : 0;
+		map->scaled = params->scale == 4 || (params->scale == 2 && params->raw_weight > 0)
+			? params->scale : 0;
 	else
 		map->scaled = params->scale;
+	map->raw_weight = params->raw_weight;
 	return map;
+}
+
+/*
+ * iForest's raw part under scale 2: range factors of its own, learnt after
+ * the trees were grown (map->factor must be NULL while they are: a tree
+ * applies the map's factors to its values). 0, or -1 with err set.
+ */
+static int learn_raw_factors(struct ikmap *map, struct feature_node *const *rows,
+	const struct ikmap_dense_in *dense, int n, char *err)
+{
+	if (map->method != IKMAP_IFOREST || map->scaled != 2)
+		return 0;
+	if (learn_stats(map, rows, dense, n, err))
+		return -1;
+	map->raw_factor = map->factor;
+	map->factor = NULL;
+	return 0;
 }
 
 struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
@@ -537,7 +576,8 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 		return NULL;
 	int threads = ikmap_threads(params->threads);
 	if (learn_factors(map, rows, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
-			: partition(map, rows, NULL, n, threads, err))) {
+			: partition(map, rows, NULL, n, threads, err))
+			|| learn_raw_factors(map, rows, NULL, n, err)) {
 		ikmap_free(map);
 		return NULL;
 	}
@@ -667,7 +707,8 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 	struct ikmap_dense_in in = { x, ld, d };
 	int threads = ikmap_threads(params->threads);
 	if (dense_factors(map, &in, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
-			: partition(map, NULL, &in, n, threads, err))) {
+			: partition(map, NULL, &in, n, threads, err))
+			|| learn_raw_factors(map, NULL, &in, n, err)) {
 		ikmap_free(map);
 		return NULL;
 	}
@@ -957,6 +998,35 @@ int ikmap_dim(const struct ikmap *map) { return map->dim; }
 enum ikmap_method ikmap_method(const struct ikmap *map) { return map->method; }
 uint64_t ikmap_seed(const struct ikmap *map) { return map->seed; }
 int ikmap_scaled(const struct ikmap *map) { return map->scaled; }
+double ikmap_raw_weight(const struct ikmap *map) { return map->raw_weight; }
+int ikmap_raw_columns(const struct ikmap *map) { return map->raw_weight > 0 ? map->dim : 0; }
+
+int ikmap_columns(const struct ikmap *map)
+{
+	/* build and load keep this sum <= INT_MAX - 2 */
+	return (int)((int64_t)map->t * map->psi + ikmap_raw_columns(map));
+}
+
+size_t ikmap_raw_row(const struct ikmap *map, const struct feature_node *x,
+	struct feature_node *out)
+{
+	size_t c = 0;
+	if (map->raw_weight > 0) {
+		/* iForest: its own factors under scale 2, else the values as they are */
+		int iforest = map->method == IKMAP_IFOREST;
+		for (const struct feature_node *f = x; f->index != -1 && f->index <= map->dim; f++) {
+			double v = iforest ? (map->raw_factor ? f->value * map->raw_factor[f->index]
+						: f->value)
+				: ikmap_apply(map, f->index, f->value);
+			v *= map->raw_weight;
+			if (v != 0)
+				out[c++] = (struct feature_node){ f->index, v };
+		}
+	}
+	out[c].index = -1;
+	out[c].value = 0;
+	return c;
+}
 uint64_t ikmap_checksum(const struct ikmap *map)
 {
 	if (atomic_load_explicit(&map->checksum_known, memory_order_acquire))

@@ -148,6 +148,22 @@
  * 1, value 1/sqrt(t)), for every map type alike. K(x, y) = the fraction
  * of partitionings (samples, projections) where x and y share a cell.
  *
+ * Raw features (issue 28, "raw features beside the cells"). A map built
+ * with raw_weight w > 0 (finite; NaN, infinities and negatives are refused)
+ * gives each row, besides its cells, a raw part: the row's features
+ * j = 1..d, each x_j transformed and multiplied by w, zeros (and products
+ * that round to 0) left out. The transform is the map's own (aNNE, min-max
+ * and acos: transform.h with its factors, the min-max and acos scale 2
+ * unshifted, as aNNE's, so rows stay sparse and a shift is the bias's job);
+ * iForest's trees take no transform but log1p, so its raw part is
+ * divided by each feature's range under scale 2 (factors of its own,
+ * ikmap_scaled() then 2) and left as it is under every other scale. The raw
+ * part's columns follow the cells (rows.h ROWS_CELLS' raw part):
+ * ikmap_columns = t*psi + d, which build and load keep <= INT_MAX - 2
+ * (a bias column after them fits an int). The kernel of the whole row
+ * becomes K(x, y) + w^2 <x', y'> once the cells carry 1/sqrt(t).
+ * With w = 0 nothing changes: no raw part, the same file bytes.
+ *
  * Files. ikmap_save writes a versioned little-endian binary file
  * atomically (temporary file + rename, common/atomic_file.h; an existing
  * path that is not a regular file is refused, never replaced); ikmap_load
@@ -155,7 +171,8 @@
  * completely, sizes before any allocation (format in ikmap_file.c). Maps
  * that use nothing of issues 27 and 28 (aNNE with scale 0 or 1, iForest
  * with 0-3) are written as version 1, byte for byte as before; min-max,
- * acos and the scales 2-4 of aNNE (4 of iForest) as version 2; both load. ikmap_checksum is the file's 64-bit FNV-1a
+ * acos and the scales 2-4 of aNNE (4 of iForest), and every map with a raw
+ * part, as version 2; both load. ikmap_checksum is the file's 64-bit FNV-1a
  * checksum (hashed on the first call, then kept), so a model file can name the
  * partitioning it was trained on.
  *
@@ -197,6 +214,7 @@ struct ikmap_params {
 	int scale;		/* 0: none; 1: max-abs; 2: min-max; 3: standard deviation;
 				 * 4: log1p then max-abs; any method (see Scaling above) */
 	int threads;		/* <= 0: the OpenMP default */
+	double raw_weight;	/* w >= 0 of the raw part (see Raw features); 0: none */
 };
 
 struct ikmap;
@@ -326,6 +344,8 @@ struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name
  * regular file, not a partitioning file).
  */
 int ikmap_peek(const char *path, int *t, int *psi, char *err);
+/* Likewise the model columns of such a file: t * psi, plus d when its raw part flag is set. */
+int ikmap_peek_columns(const char *path, int64_t *columns, char *err);
 void ikmap_free(struct ikmap *map);
 
 int ikmap_t(const struct ikmap *map);
@@ -333,7 +353,7 @@ int ikmap_psi(const struct ikmap *map);
 int ikmap_dim(const struct ikmap *map);
 enum ikmap_method ikmap_method(const struct ikmap *map);
 uint64_t ikmap_seed(const struct ikmap *map);
-/* The scale code 0..4 (see Scaling; iForest: 0 or 4). */
+/* The scale code 0..4 (see Scaling; iForest: 0 or 4, or 2 with a raw part). */
 int ikmap_scaled(const struct ikmap *map);
 /*
  * 1 when maps of this method and scale code refuse negative values:
@@ -351,6 +371,21 @@ const double *ikmap_scale_factors(const struct ikmap *map);
 /* Min-max and acos scale 2's minima min_j of features 1..d at [1..d]; NULL otherwise. */
 const double *ikmap_scale_shift(const struct ikmap *map);
 uint64_t ikmap_checksum(const struct ikmap *map);
+/* The raw part's weight w (0: none), its columns (d when w > 0, else 0), and
+ * all columns: t*psi + ikmap_raw_columns (at most INT_MAX - 2). */
+double ikmap_raw_weight(const struct ikmap *map);
+int ikmap_raw_columns(const struct ikmap *map);
+int ikmap_columns(const struct ikmap *map);
+/*
+ * Row x's raw part (see Raw features) written to out, indices 1..d
+ * ascending (x's features above d are ignored), ended by index -1; out needs
+ * room for x's nonzeros within 1..d plus one. Returns the number of
+ * nonzeros written (0 when w = 0). x must be a row ikmap_map accepted (its
+ * values checked: finite, and non-negative where the map needs it).
+ */
+size_t ikmap_raw_row(const struct ikmap *map, const struct feature_node *x,
+	struct feature_node *out);
+
 /* "anne", "iforest", "minmax" or "acos"; NULL for anything else. */
 const char *ikmap_method_name(enum ikmap_method method);
 

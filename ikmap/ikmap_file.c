@@ -31,6 +31,15 @@
  *   f64 factor[d]   (features 1..d; every scale but 0, iForest never)
  *   aNNE and iForest: the version-1 body (samples raw, unscaled)
  *   u64 checksum
+ * A raw part (issue 28, ikmap.h Raw features) needs version 2 and sets
+ * bit 8 (RAW_FLAG, 0x100) of the scale field, whose low byte stays the
+ * scale code; right after the header then come
+ *   f64 w                 (finite, > 0)
+ *   f64 raw_factor[d]     (iForest under scale 2 only: finite, > 0)
+ * before the arrays above. A map without one never sets the bit, so its
+ * file is the same as before raw parts existed. With the bit, every
+ * method takes every scale code 0..4 (iForest: 0, 2 or 4), and t * psi +
+ * d <= INT_MAX - 2 is checked; any other bit of the field is damage.
  * Min-max and acos have no per-sample data: the samplers' random numbers
  * come from the seed (ikmap/counter_rng.h). Loading checks, per method:
  * min-max and acos k <= 65536, cells as above, k * cells <= INT_MAX - 2;
@@ -66,6 +75,7 @@
 #define VERSION 1
 #define VERSION_2 2
 #define HEADER_BYTES 56
+#define RAW_FLAG 0x100u	/* in the scale field: a raw part follows the header */
 static const unsigned char magic[8] = { 'I', 'K', 'M', 'A', 'P', '\r', '\n', 0x1a };
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
@@ -151,7 +161,15 @@ static int is_kernel(uint32_t method)
 /* Version 1 for what it can hold (so such files stay byte for byte as before), else 2. */
 static uint32_t file_version(const struct ikmap *map)
 {
-	return is_kernel(map->method) || map->scaled >= 2 ? VERSION_2 : VERSION;
+	return is_kernel(map->method) || map->scaled >= 2 || map->raw_weight > 0 ? VERSION_2 : VERSION;
+}
+
+/* The raw part's bytes after the header: w, and iForest's d factors under scale 2. */
+static uint64_t raw_bytes(uint32_t method, uint32_t scale, int raw, uint64_t d)
+{
+	if (!raw)
+		return 0;
+	return 8 + (method == IKMAP_IFOREST && scale == 2 ? 8 * d : 0);
 }
 
 /* The per-feature arrays after the header: d minima, d factors (ikmap_impl.h). */
@@ -166,6 +184,7 @@ static size_t file_bytes(const struct ikmap *map)
 {
 	uint64_t n = HEADER_BYTES + 8;
 	n += 8 * (uint64_t)map->dim * feature_arrays(map->method, (uint32_t)map->scaled);
+	n += raw_bytes(map->method, (uint32_t)map->scaled, map->raw_weight > 0, (uint64_t)map->dim);
 	if (is_kernel(map->method))
 		;	/* nothing per sample */
 	else if (map->method == IKMAP_ANNE)
@@ -186,11 +205,18 @@ static void put_stored(const struct ikmap *map, struct writer *w)
 	put_u32(w, (uint32_t)map->t);
 	put_u32(w, (uint32_t)map->psi);
 	put_u32(w, (uint32_t)map->dim);
-	put_u32(w, (uint32_t)map->scaled);
+	int raw = map->raw_weight > 0;
+	put_u32(w, (uint32_t)map->scaled | (raw ? RAW_FLAG : 0));
 	put_u64(w, map->seed);
 	int anne = map->method == IKMAP_ANNE, kernel = is_kernel(map->method);
 	put_u64(w, anne ? (uint64_t)map->nsamples : 0);
 	put_u64(w, anne ? sample_nnz(map) : kernel ? 0 : total_nodes(map));
+	if (raw) {
+		put_f64(w, map->raw_weight);
+		if (map->raw_factor)
+			for (int j = 1; j <= map->dim; j++)
+				put_f64(w, map->raw_factor[j]);
+	}
 	if (ikmap_stores_shift(map->method, map->scaled))
 		for (int j = 1; j <= map->dim; j++)
 			put_f64(w, map->shift[j]);
@@ -303,7 +329,9 @@ static double get_f64(struct reader *r)
 }
 
 struct header {
-	uint32_t version, method, t, psi, dim, scaled;
+	uint32_t version, method, t, psi, dim, scaled;	/* scaled: the field's low byte */
+	int raw;		/* RAW_FLAG was set */
+	int stray;		/* another bit above the low byte was set: damage */
 	uint64_t seed, count1, count2;
 };
 
@@ -315,7 +343,10 @@ static void read_header(const unsigned char *buf, struct header *h)
 	h->t = get_u32(&r);
 	h->psi = get_u32(&r);
 	h->dim = get_u32(&r);
-	h->scaled = get_u32(&r);
+	uint32_t scale_field = get_u32(&r);
+	h->scaled = scale_field & 0xffu;
+	h->raw = (scale_field & RAW_FLAG) != 0;
+	h->stray = (scale_field & ~(RAW_FLAG | 0xffu)) != 0;
 	h->seed = get_u64(&r);
 	h->count1 = get_u64(&r);
 	h->count2 = get_u64(&r);
@@ -358,6 +389,13 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 			path, h->version, VERSION, VERSION_2);
 		return -1;
 	}
+	/* a raw part only in version 2, its columns after the cells within an int */
+	if (h->stray || (h->raw && (h->version != VERSION_2
+			|| (uint64_t)h->t * h->psi + h->dim > INT_MAX - 2))) {
+		ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+		return -1;
+	}
+	uint64_t raw_need = raw_bytes(h->method, h->scaled, h->raw, h->dim);
 	if (h->version == VERSION_2 && is_kernel(h->method)) {
 		if (!kernel_shape_ok(h)) {
 			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
@@ -366,16 +404,19 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 		/* min and factor of d features when stored, tied to the length before any allocation */
 		uint64_t need = HEADER_BYTES + 8;
 		if (add_bytes(&need, h->dim, 8 * feature_arrays(h->method, h->scaled), size)
-				|| need != size) {
+				|| add_bytes(&need, raw_need, 1, size) || need != size) {
 			ikmap_error(err, "%s: ikmap file has the wrong size (truncated or damaged)", path);
 			return -1;
 		}
 		return 0;
 	}
 	uint64_t m = (uint64_t)h->t * h->psi;
-	/* version 1 holds aNNE scale 0-1 and iForest 0; version 2 the scales it cannot */
+	/* version 1 holds aNNE scale 0-1 and iForest 0; version 2 the scales it cannot, and
+	 * with a raw part any (iForest: 0, 2 for its raw factors, or 4) */
 	int scale_ok = h->version == VERSION
 		? h->scaled <= (h->method == IKMAP_ANNE ? 1u : 0u)
+		: h->raw ? (h->method == IKMAP_ANNE ? h->scaled <= 4
+				: h->scaled == 0 || h->scaled == 2 || h->scaled == 4)
 		: (h->method == IKMAP_ANNE ? h->scaled >= 2 && h->scaled <= 4 : h->scaled == 4);
 	int shape_ok = (h->method == IKMAP_ANNE || h->method == IKMAP_IFOREST)
 		&& h->t >= 1 && h->psi >= 1 && m <= INT_MAX - 2
@@ -390,7 +431,8 @@ static int check_header(const struct header *h, uint64_t size, const char *path,
 		return -1;
 	}
 	uint64_t need = HEADER_BYTES + 8;
-	int over = add_bytes(&need, h->dim, 8 * feature_arrays(h->method, h->scaled), size);
+	int over = add_bytes(&need, h->dim, 8 * feature_arrays(h->method, h->scaled), size)
+		|| add_bytes(&need, raw_need, 1, size);
 	if (h->method == IKMAP_ANNE)
 		over = over || add_bytes(&need, h->count1, 4, size) || add_bytes(&need, h->count2, 12, size)
 			|| add_bytes(&need, m, 4, size);
@@ -438,6 +480,27 @@ static int read_factors(struct ikmap *map, struct reader *r)
 	for (int j = 1; j <= map->dim; j++) {
 		map->factor[j] = get_f64(r);
 		if (!(isfinite(map->factor[j]) && map->factor[j] > 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* The raw part: w finite and > 0, iForest's factors under scale 2 finite and > 0.
+ * 0 ok, -1 out of memory, 1 invalid content. */
+static int read_raw(struct ikmap *map, struct reader *r)
+{
+	map->raw_weight = get_f64(r);
+	if (!(isfinite(map->raw_weight) && map->raw_weight > 0))
+		return 1;
+	if (map->method != IKMAP_IFOREST || map->scaled != 2)
+		return 0;
+	map->raw_factor = malloc(((size_t)map->dim + 1) * sizeof(double));
+	if (!map->raw_factor)
+		return -1;
+	map->raw_factor[0] = 1;
+	for (int j = 1; j <= map->dim; j++) {
+		map->raw_factor[j] = get_f64(r);
+		if (!(isfinite(map->raw_factor[j]) && map->raw_factor[j] > 0))
 			return 1;
 	}
 	return 0;
@@ -624,6 +687,31 @@ int ikmap_peek(const char *path, int *t, int *psi, char *err)
 	return status;
 }
 
+int ikmap_peek_columns(const char *path, int64_t *columns, char *err)
+{
+	FILE *fp = open_regular(path, err);
+	if (!fp)
+		return -1;
+	unsigned char head[HEADER_BYTES];
+	int status = -1;
+	if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES || memcmp(head, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", path);
+	} else {
+		struct header h;
+		read_header(head, &h);
+		if ((h.version != VERSION && h.version != VERSION_2) || h.t < 1 || h.t > INT_MAX
+				|| h.psi < 1 || h.psi > INT_MAX || h.dim > INT_MAX) {
+			ikmap_error(err, "%s: damaged ikmap file (impossible header)", path);
+		} else {
+			/* below 2^63: each factor is below 2^31 */
+			*columns = (int64_t)h.t * h.psi + (h.raw ? (int64_t)h.dim : 0);
+			status = 0;
+		}
+	}
+	fclose(fp);
+	return status;
+}
+
 static int decode(struct ikmap *map, const unsigned char *buf, const char *path, char *err)
 {
 	struct header h;
@@ -635,7 +723,9 @@ static int decode(struct ikmap *map, const unsigned char *buf, const char *path,
 	map->scaled = (int)h.scaled;
 	map->seed = h.seed;
 	struct reader r = { buf + HEADER_BYTES };
-	int status = read_factors(map, &r);
+	int status = h.raw ? read_raw(map, &r) : 0;
+	if (!status)
+		status = read_factors(map, &r);
 	if (!status && is_kernel(h.method))
 		;	/* parameters only: ikmap_prepare derives the rest */
 	else if (!status && map->method == IKMAP_ANNE)

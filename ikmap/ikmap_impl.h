@@ -31,6 +31,9 @@ struct ikmap {
 				 * ikmap_factor); min-max and acos scale 2: 1 / range, 0 for none */
 	double *shift;		/* min-max and acos scale 2: [dim+1], min_j, subtracted before
 				 * the factor; else NULL */
+	double raw_weight;	/* w of the raw part (issue 28); 0: none */
+	double *raw_factor;	/* iForest with a raw part under scale 2: [dim+1], 1 / range
+				 * (its own: the trees take no factors); else NULL */
 
 	/* stored, aNNE: the distinct sampled rows (raw values) and who uses them */
 	int nsamples;

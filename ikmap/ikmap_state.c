@@ -41,6 +41,7 @@ void ikmap_free(struct ikmap *map)
 		return;
 	free(map->factor);
 	free(map->shift);
+	free(map->raw_factor);
 	free(map->zero_feature);
 	free(map->zero_value);
 	free(map->acos_gt);

@@ -86,9 +86,9 @@ static bool mcsvm_alloc(struct mcsvm *s)
 	s->classes = malloc(lk * sizeof *s->classes);
 	s->n_active = malloc(l1 * sizeof *s->n_active);
 	s->order = malloc(l1 * sizeof *s->order);
-	/* t cells, the bias and the end marker. */
+	/* the longest row (cells, raw part, bias) and the end marker */
 	if (s->X->kind == ROWS_CELLS)
-		s->cell_row = malloc(((size_t)s->X->t + 2) * sizeof *s->cell_row);
+		s->cell_row = malloc(((size_t)rows_max_nnz(s->X) + 1) * sizeof *s->cell_row);
 	s->G = malloc(k * sizeof *s->G);
 	s->D = malloc(k * sizeof *s->D);
 	s->sorted = malloc(k * sizeof *s->sorted);
@@ -141,23 +141,7 @@ static double mcsvm_bound(const struct mcsvm *s, int i, int m)
  */
 static void mcsvm_load_row(struct mcsvm *s, int i)
 {
-	const struct row_set *X = s->X;
-	if (X->kind == ROWS_SPARSE) {
-		s->row = X->x[i];
-		return;
-	}
-	struct feature_node *f = s->cell_row;
-	for (int c = 0; c < X->t; c++, f++) {
-		f->index = (int)((size_t)c * (size_t)X->psi + rows_cell(X, i, c) + 1);
-		f->value = X->cell_value;
-	}
-	if (X->bias >= 0) {
-		f->index = (int)rows_cell_bias_slot(X) + 1;
-		f->value = X->bias;
-		f++;
-	}
-	f->index = -1;
-	s->row = s->cell_row;
+	s->row = rows_node_row(s->X, i, s->cell_row);
 }
 
 /*

@@ -83,8 +83,8 @@ static bool oneclass_alloc(struct oneclass *s)
 	s->low = malloc(l * sizeof *s->low);
 	bool cells = s->X->kind == ROWS_CELLS;
 	if (cells) {
-		/* t cells, the bias and the end marker. */
-		size_t room = (size_t)s->X->t + 2;
+		/* the longest row (cells, raw part, bias) and the end marker */
+		size_t room = (size_t)rows_max_nnz(s->X) + 1;
 		s->cells_i = malloc(room * sizeof *s->cells_i);
 		s->cells_j = malloc(room * sizeof *s->cells_j);
 	}
@@ -135,21 +135,7 @@ static void oneclass_init(struct oneclass *s, double nu)
 static const struct feature_node *oneclass_row(const struct oneclass *s, int i,
 	struct feature_node *room)
 {
-	const struct row_set *X = s->X;
-	if (X->kind == ROWS_SPARSE)
-		return X->x[i];
-	struct feature_node *f = room;
-	for (int c = 0; c < X->t; c++, f++) {
-		f->index = (int)((size_t)c * (size_t)X->psi + rows_cell(X, i, c) + 1);
-		f->value = X->cell_value;
-	}
-	if (X->bias >= 0) {
-		f->index = (int)rows_cell_bias_slot(X) + 1;
-		f->value = X->bias;
-		f++;
-	}
-	f->index = -1;
-	return room;
+	return rows_node_row(s->X, i, room);
 }
 
 /* x_i . x_j, merging the two rows' ascending nonzeros. */

@@ -170,6 +170,11 @@ static void add_row(const struct row_set *X, int i, double a, double *w, size_t 
 	double av = a * X->cell_value;
 	for (int c = 0; c < X->t; c++)
 		w[((size_t)c * (size_t)X->psi + rows_cell(X, i, c)) * nr_w + k] += av;
+	if (X->raw) {
+		size_t base = rows_cell_raw_base(X);
+		for (const struct feature_node *f = X->raw[i]; f->index != -1; f++)
+			w[(base + (size_t)f->index - 1) * nr_w + k] += a * f->value;
+	}
 	if (X->bias >= 0)
 		w[rows_cell_bias_slot(X) * nr_w + k] += a * X->bias;
 }

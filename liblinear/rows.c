@@ -15,19 +15,36 @@ int rows_subset(const struct row_set *r, const int *idx, int count, struct row_s
 		for (int i = 0; i < count; i++)
 			x[i] = r->x[idx[i]];
 		sub.x = x;
-	} else if (r->cells16) {
+		*out = sub;
+		return 0;
+	}
+	/* a ROWS_CELLS subset shares the raw rows and lists the chosen ones */
+	struct feature_node **raw = NULL;
+	if (r->raw) {
+		raw = malloc(m * sizeof *raw);
+		if (!raw)
+			return -1;
+		for (int i = 0; i < count; i++)
+			raw[i] = r->raw[idx[i]];
+		sub.raw = raw;
+	}
+	if (r->cells16) {
 		size_t t = (size_t)r->t;
 		uint16_t *c = malloc(m * t * sizeof *c);
-		if (!c)
+		if (!c) {
+			free(raw);
 			return -1;
+		}
 		for (int i = 0; i < count; i++)
 			memcpy(c + (size_t)i * t, r->cells16 + (size_t)idx[i] * t, t * sizeof *c);
 		sub.cells16 = c;
 	} else {
 		size_t t = (size_t)r->t;
 		uint32_t *c = malloc(m * t * sizeof *c);
-		if (!c)
+		if (!c) {
+			free(raw);
 			return -1;
+		}
 		for (int i = 0; i < count; i++)
 			memcpy(c + (size_t)i * t, r->cells32 + (size_t)idx[i] * t, t * sizeof *c);
 		sub.cells32 = c;
@@ -43,8 +60,10 @@ void rows_free_subset(struct row_set *sub)
 	else {
 		free((void *)sub->cells16);
 		free((void *)sub->cells32);
+		free((void *)sub->raw);
 	}
 	sub->x = NULL;
 	sub->cells16 = NULL;
 	sub->cells32 = NULL;
+	sub->raw = NULL;
 }

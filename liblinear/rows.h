@@ -12,7 +12,16 @@
  *  - ROWS_CELLS: Isolation Kernel rows. Row i has exactly t nonzeros, all
  *    equal to cell_value: feature k*psi + cell(i,k) + 1 for k = 0..t-1,
  *    where cell(i,k) is cells16[i*t+k] (psi <= 65536) or cells32[i*t+k].
- *    If bias >= 0 the row also has feature t*psi+1 with value bias.
+ *    Optional raw part (issue 28, raw features beside the cells): when
+ *    raw is not NULL, row i also has the nonzeros of raw[i] (indices
+ *    1..raw_d strictly ascending, ended by index -1), its feature j at
+ *    column t*psi + j, after every cell. When raw is NULL raw_d is
+ *    ignored and every function below does exactly what it did before
+ *    the raw part existed, operation for operation (so results stay
+ *    bit-identical for maps without raw features).
+ *    If bias >= 0 the row also has feature t*psi + raw_d + 1 (raw_d counted
+ *    only when raw is set) with value bias. The caller keeps that column
+ *    within int.
  *
  * The functions are static inline: they sit in every solver's inner loop,
  * and the switch on kind is perfectly predicted.
@@ -40,6 +49,8 @@ struct row_set {
 	double cell_value;		/* the value of every cell feature */
 	const uint16_t *cells16;	/* l*t cell numbers, or NULL */
 	const uint32_t *cells32;	/* l*t cell numbers, or NULL */
+	struct feature_node *const *raw; /* l raw rows after the cells, or NULL */
+	int raw_d;			/* raw columns (when raw is set) */
 	double bias;			/* < 0: no bias feature */
 };
 
@@ -61,10 +72,16 @@ static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
 	return r->cells16 ? r->cells16[at] : r->cells32[at];
 }
 
+/* Index (0-based) into w of raw feature 1 of a ROWS_CELLS row: right after the cells. */
+static inline size_t rows_cell_raw_base(const struct row_set *r)
+{
+	return (size_t)r->t * (size_t)r->psi;
+}
+
 /* Index (0-based) into w of the bias feature of a ROWS_CELLS row. */
 static inline size_t rows_cell_bias_slot(const struct row_set *r)
 {
-	return (size_t)r->t * (size_t)r->psi;
+	return rows_cell_raw_base(r) + (r->raw ? (size_t)r->raw_d : 0);
 }
 
 /* x_i . w, with w indexed from 0 (feature j at w[j-1]). */
@@ -79,6 +96,11 @@ static inline double rows_dot(const struct row_set *r, int i, const double *w)
 	for (int k = 0; k < r->t; k++)
 		s += w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)];
 	s *= r->cell_value;
+	if (r->raw) {
+		const double *wr = w + rows_cell_raw_base(r) - 1;
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
+			s += wr[f->index] * f->value;
+	}
 	if (r->bias >= 0)
 		s += w[rows_cell_bias_slot(r)] * r->bias;
 	return s;
@@ -95,6 +117,11 @@ static inline void rows_axpy(const struct row_set *r, int i, double a, double *w
 	double av = a * r->cell_value;
 	for (int k = 0; k < r->t; k++)
 		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av;
+	if (r->raw) {
+		double *wr = w + rows_cell_raw_base(r) - 1;
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
+			wr[f->index] += a * f->value;
+	}
 	if (r->bias >= 0)
 		w[rows_cell_bias_slot(r)] += a * r->bias;
 }
@@ -110,6 +137,11 @@ static inline void rows_axpy_squared(const struct row_set *r, int i, double a, d
 	double av2 = a * r->cell_value * r->cell_value;
 	for (int k = 0; k < r->t; k++)
 		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av2;
+	if (r->raw) {
+		double *wr = w + rows_cell_raw_base(r) - 1;
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
+			wr[f->index] += a * f->value * f->value;
+	}
 	if (r->bias >= 0)
 		w[rows_cell_bias_slot(r)] += a * r->bias * r->bias;
 }
@@ -124,6 +156,9 @@ static inline double rows_sqnorm(const struct row_set *r, int i)
 		return s;
 	}
 	double s = (double)r->t * r->cell_value * r->cell_value;
+	if (r->raw)
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
+			s += f->value * f->value;
 	if (r->bias >= 0)
 		s += r->bias * r->bias;
 	return s;
@@ -157,6 +192,16 @@ static inline void rows_decision(const struct row_set *r, int i, const double *w
 	}
 	for (int k = 0; k < nr_w; k++)
 		dec[k] *= r->cell_value;
+	if (r->raw) {
+		size_t base = rows_cell_raw_base(r);
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++) {
+			if (base + (size_t)f->index > (size_t)max_feature)
+				break;	/* ascending: every later one lies above too */
+			const double *wj = w + (base + (size_t)f->index - 1) * (size_t)nr_w;
+			for (int k = 0; k < nr_w; k++)
+				dec[k] += wj[k] * f->value;
+		}
+	}
 	if (r->bias >= 0 && rows_cell_bias_slot(r) < (size_t)max_feature) {
 		const double *wb = w + rows_cell_bias_slot(r) * (size_t)nr_w;
 		for (int k = 0; k < nr_w; k++)
@@ -173,7 +218,23 @@ static inline int rows_nnz(const struct row_set *r, int i)
 			c++;
 		return c;
 	}
-	return r->t + (r->bias >= 0 ? 1 : 0);
+	int c = r->t + (r->bias >= 0 ? 1 : 0);
+	if (r->raw)
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
+			c++;
+	return c;
+}
+
+/* The largest rows_nnz over the rows (0 when there are none): room for rows_write_row. */
+static inline int rows_max_nnz(const struct row_set *r)
+{
+	int most = 0;
+	for (int i = 0; i < r->l; i++) {
+		int c = rows_nnz(r, i);
+		if (c > most)
+			most = c;
+	}
+	return most;
 }
 
 /*
@@ -194,10 +255,50 @@ static inline void rows_copy_row(const struct row_set *r, int i, int *index, dou
 		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
 		value[c] = r->cell_value;
 	}
+	if (r->raw) {
+		size_t base = rows_cell_raw_base(r);
+		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++, c++) {
+			index[c] = (int)(base + (size_t)f->index);
+			value[c] = f->value;
+		}
+	}
 	if (r->bias >= 0) {
 		index[c] = (int)rows_cell_bias_slot(r) + 1;
 		value[c] = r->bias;
 	}
+}
+
+/*
+ * Row i as feature nodes ended by index -1, for solvers that walk rows
+ * node by node: a ROWS_SPARSE row where it lies, a ROWS_CELLS row written
+ * into room (at least rows_max_nnz(r) + 1 nodes) with rows_copy_row's
+ * indices and values.
+ */
+static inline const struct feature_node *rows_node_row(const struct row_set *r, int i,
+	struct feature_node *room)
+{
+	if (r->kind == ROWS_SPARSE)
+		return r->x[i];
+	struct feature_node *f = room;
+	for (int k = 0; k < r->t; k++, f++) {
+		f->index = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		f->value = r->cell_value;
+	}
+	if (r->raw) {
+		size_t base = rows_cell_raw_base(r);
+		for (const struct feature_node *g = r->raw[i]; g->index != -1; g++, f++) {
+			f->index = (int)(base + (size_t)g->index);
+			f->value = g->value;
+		}
+	}
+	if (r->bias >= 0) {
+		f->index = (int)rows_cell_bias_slot(r) + 1;
+		f->value = r->bias;
+		f++;
+	}
+	f->index = -1;
+	f->value = 0;
+	return room;
 }
 
 /*

@@ -111,6 +111,7 @@ struct mex_train_options {
 	int t_given;		/* -t (fixes every candidate's t under -k auto) */
 	int psi_given;		/* -g */
 	int scale_given;	/* -S; else the -k type's default (1 anne/iforest, 0 minmax/acos) */
+	int raw_given;		/* -a w (kernel.raw_weight): the raw features beside the cells */
 	struct lik_map_params kernel;	/* -k -t -g -r -S -d */
 	const char *note;	/* a line to print before training ("Solver not specified...") or NULL */
 };

@@ -299,6 +299,15 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 			return -1;
 		}
 		return 0;
+	case 'a':
+		o->raw_given = 1;
+		/* !(w >= 0) also refuses a NaN */
+		if (real_option(name, value, &o->kernel.raw_weight, err) != 0 || !(o->kernel.raw_weight >= 0)) {
+			mex_error_set(err, LIK_EINVAL, "-a needs the raw features' weight w, a finite number"
+				" >= 0 (0: off)");
+			return -1;
+		}
+		return 0;
 	case 'd':
 		return device_option(value, &o->kernel.device, err);
 	default:
@@ -356,6 +365,10 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 			o->kernel.scale = d.scale;
 	}
 	o->kernel.threads = o->threads;
+	if (!o->kernel_on && o->raw_given) {
+		mex_error_set(err, LIK_EINVAL, "-a (the raw features' weight) needs -k");
+		return -1;
+	}
 	if (o->kernel_on && o->kernel.kernel == LIK_KERNEL_ACOS && o->psi_given) {
 		mex_error_set(err, LIK_EINVAL, "-g cannot be used with -k acos (each projection has 2 cells)");
 		return -1;

@@ -125,23 +125,10 @@ double ik_cell_value(const struct ikmap *map)
 	return 1 / sqrt((double)ikmap_t(map));
 }
 
-void ik_cell_row(const struct ikmap *map, const void *cells, double bias, struct feature_node *out)
+void ik_cell_row(const struct ikmap *map, const void *cells, const struct feature_node *x,
+	double bias, struct feature_node *out)
 {
-	int t = ikmap_t(map);
-	size_t psi = (size_t)ikmap_psi(map);
-	double value = ik_cell_value(map);
-	for (int k = 0; k < t; k++) {
-		out[k].index = (int)((size_t)k * psi + ikmap_cell_at(map, cells, (size_t)k) + 1);
-		out[k].value = value;
-	}
-	int n = t;
-	if (bias >= 0) {
-		out[n].index = (int)((size_t)t * psi + 1);
-		out[n].value = bias;
-		n++;
-	}
-	out[n].index = -1;
-	out[n].value = 0;
+	lik_model_row(map, cells, x, bias, out);
 }
 
 int ik_needs_nonnegative(int minmax, int scale)

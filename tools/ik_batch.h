@@ -9,7 +9,9 @@
  * ik_cell_row() writes one row's cells as the feature_node row that a
  * model trained with -k sees, so predict and `ikmap` (map mode) show the
  * same numbers: feature k*psi + cell + 1 with value 1/sqrt(t) for
- * k = 0..t-1, ascending, then the bias feature t*psi + 1 when bias >= 0.
+ * k = 0..t-1, ascending, then the map's raw part of the row (feature
+ * t*psi + j, issue 28), then the bias feature when bias >= 0
+ * (lik_model_row, ik/lik_internal.h).
  * Without a map (map NULL to init and next) a batch only reads: predict
  * hands its raw rows to lik_predict_rows (liblinear_ik.h), which maps
  * them itself. Each row kept has one spare node after its terminator, so
@@ -84,7 +86,12 @@ const void *ik_batch_cells(const struct ik_batch *b, size_t i);
 /* The value of every cell feature: 1/sqrt(t), so that K(x, y) = x . y. */
 double ik_cell_value(const struct ikmap *map);
 
-/* Writes a row's cells as t feature nodes (+ bias node) and a terminator: out needs t + 2 nodes. */
-void ik_cell_row(const struct ikmap *map, const void *cells, double bias, struct feature_node *out);
+/*
+ * Writes row x (its cells at cells) as the model's feature row: t cell nodes,
+ * the raw part, a bias node when bias >= 0, a terminator; out needs
+ * lik_model_row_room(map, x) nodes.
+ */
+void ik_cell_row(const struct ikmap *map, const void *cells, const struct feature_node *x,
+	double bias, struct feature_node *out);
 
 #endif /* IK_BATCH_H */

@@ -2,6 +2,7 @@
  * ik_options.c - parsing and checking the shared Isolation Kernel options.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ void ik_options_default(struct ik_options *o)
 	o->scale = IK_DEFAULT_SCALE;
 	o->scale_given = 0;
 	o->device = IKMAP_DEVICE_AUTO;
+	o->raw_weight = 0;
+	o->raw_given = 0;
 }
 
 int ik_options_psi(const struct ik_options *o)
@@ -129,6 +132,14 @@ int ik_options_parse(struct ik_options *o, char letter, const char *value)
 		if (parse_device(value, &o->device) != 0)
 			return bad_value("-d needs auto, cpu or gpu");
 		return 1;
+	case 'a':
+		/* !(w >= 0) also catches a NaN, should the number parser ever pass one */
+		if (!cli_parse_real(value, &o->raw_weight) || !(o->raw_weight >= 0)
+				|| !isfinite(o->raw_weight))
+			return bad_value("-a needs the raw features' weight w, a finite number >= 0"
+				" (0: off)");
+		o->raw_given = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -146,8 +157,14 @@ int ik_options_check_device(const struct ik_options *o)
 
 int ik_options_check(const struct ik_options *o)
 {
-	if (o->kernel == IK_KERNEL_NONE)
+	if (o->kernel == IK_KERNEL_NONE) {
+		/* unlike -t and the others, a weight without a map would silently mean nothing */
+		if (o->raw_given) {
+			fprintf(stderr, "ERROR: -a (the raw features' weight) needs -k\n");
+			return -1;
+		}
 		return 0;
+	}
 	/* -g 2 would pass the library's check; the option itself has no meaning for acos */
 	if (o->kernel == IK_KERNEL_ACOS && o->psi_given) {
 		fprintf(stderr, "ERROR: -g cannot be used with -k acos (each projection has %d cells)\n",
@@ -175,5 +192,6 @@ struct lik_map_params ik_options_kernel(const struct ik_options *o, int threads)
 	p.device = o->device == IKMAP_DEVICE_GPU ? LIK_DEVICE_GPU
 		: o->device == IKMAP_DEVICE_CPU ? LIK_DEVICE_CPU : LIK_DEVICE_AUTO;
 	p.threads = threads;
+	p.raw_weight = o->raw_weight;
 	return p;
 }

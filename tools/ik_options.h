@@ -1,6 +1,8 @@
 /*
  * ik_options.h - the Isolation Kernel options that train, predict and the
- * ikmap tool share: -k type, -t T, -g psi, -r seed, -S 0|1 and -d device.
+ * ikmap tool share: -k type, -t T, -g psi, -r seed, -S 0..4, -a w and -d device
+ * (-a: the weight of the raw features beside the cells, issue 28; its
+ * letter is one that neither upstream's train and predict nor ours took).
  *
  * Contract: ik_options_parse() looks at one option letter and its value
  * word. It returns 1 when the letter is one of ours and the value is good,
@@ -35,6 +37,8 @@ struct ik_options {
 	int scale;		/* -S; until given: use ik_options_scale() */
 	int scale_given;	/* -S was on the command line */
 	enum ikmap_device device;	/* -d auto|cpu|gpu */
+	double raw_weight;	/* -a w (0: off, the default) */
+	int raw_given;		/* -a was on the command line */
 };
 
 void ik_options_default(struct ik_options *o);
@@ -61,9 +65,9 @@ int ik_options_check_device(const struct ik_options *o);
 
 /*
  * Checks how -k, -t, -g and -S combine, once the command line is read
- * (with -k 0 nothing: the others are ignored then): -g with acos, a -g
+ * (with -k 0 nothing but -a: the others are ignored then): -g with acos, a -g
  * that is not minmax's 2^b, -t above 65536 for minmax and acos, -S 2
- * with anne or iforest, -S 1 with minmax or acos. Prints "ERROR: ..." and
+ * with anne or iforest, -S 1 with minmax or acos, -a without -k. Prints "ERROR: ..." and
  * returns -1, else 0.
  */
 int ik_options_check(const struct ik_options *o);

@@ -2,7 +2,7 @@
  * ikmap.c - the `ikmap` command: build a partitioning file, map
  * LIBSVM rows through one, or print Isolation Kernel values.
  *
- *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1|2|3|4] [-m threads] data partitioning_file
+ *   ikmap -k type [-t T] [-g psi] [-r seed] [-S 0|1|2|3|4] [-a w] [-m threads] data partitioning_file
  *   ikmap [-m threads] partitioning_file < in > out
  *   ikmap -K [-m threads] partitioning_file file_x [file_y]
  *
@@ -10,8 +10,9 @@
  * `ikmap` + upstream `train` on its output agree. Mapping streams:
  * IK_BATCH_ROWS rows at a time, each written as the row a -k model sees
  * (ik_batch.h), values printed with %.17g so they read back exactly.
- * The kernel mode holds the cells of file_y (t small integers a row) and
- * streams file_x. Usage goes to stdout, errors to stderr; both exit 1, as
+ * The kernel mode holds the cells of file_y (t small integers a row; with
+ * a raw part, also its raw rows) and streams file_x; with a raw part it
+ * prints the whole kernel of the mapped rows, K(x, y) + w^2 <x', y'>. Usage goes to stdout, errors to stderr; both exit 1, as
  * train and predict do.
  */
 #include <errno.h>
@@ -34,7 +35,8 @@ static const char usage_format[] =
 	"The first form builds a kernel's partitioning (feature map) of data_file (LIBSVM format)\n"
 	"as train -k does; the second maps each row read from stdin to the row that a model\n"
 	"trained with -k sees (\"label index:value ...\"); the third prints K(x, y) for every\n"
-	"row x of file_x (one line each) and row y of file_y (default: file_x).\n"
+	"row x of file_x (one line each) and row y of file_y (default: file_x); with -a w,\n"
+	"K(x, y) + w^2 <x', y'>, x' the transformed raw features.\n"
 	"options:\n"
 	"-k type : partitioning method\n"
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
@@ -49,6 +51,8 @@ static const char usage_format[] =
 	"\t1 divide by max|x|; 2 min-max (anne: divide by the range; minmax, acos: to [0, 1]);\n"
 	"\t3 divide by the standard deviation; 4 log1p, then as 1 (non-negative data only);\n"
 	"\tiforest ignores 1-3 (default %d for anne, iforest; 0 for minmax, acos)\n"
+	"-a w : also write each row's raw features, transformed by -S (iforest: -S 2 when\n"
+	"\tgiven, else none), times w, after the cells (default 0: off)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-d device : auto, cpu or gpu (default auto)\n"
 	"-K : print kernel values\n";
@@ -68,7 +72,7 @@ static void fail(const char *message, const char *name)
 
 struct options {
 	struct ik_options ik;
-	int build_option_given;	/* -k, -t, -g, -r or -S */
+	int build_option_given;	/* -k, -t, -g, -r, -S or -a */
 	int kernel_values;	/* -K */
 	int threads;		/* -m; 0: all cores */
 	char **files;
@@ -108,7 +112,7 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	o->nr_files = argc - i;
 	int building = o->build_option_given;
 	if (building && o->kernel_values) {
-		fprintf(stderr, "ERROR: -K reads a partitioning file; -k, -t, -g, -r and -S are for building one\n");
+		fprintf(stderr, "ERROR: -K reads a partitioning file; -k, -t, -g, -r, -S and -a are for building one\n");
 		exit_with_help();
 	}
 	if (o->kernel_values ? o->nr_files != 2 && o->nr_files != 3
@@ -193,20 +197,33 @@ static int map_stdin(const struct options *o)
 	struct ikmap *map = load_map(o->files[0]);
 	struct libsvm_reader *r = libsvm_reader_from_stream(stdin, "stdin");
 	struct ik_batch batch;
-	struct feature_node *x = malloc(((size_t)ikmap_t(map) + 2) * sizeof *x);
+	size_t room = (size_t)ikmap_t(map) + 2;	/* grown for rows with a raw part */
+	struct feature_node *x = malloc(room * sizeof *x);
 	if (!r || !x || ik_batch_init(&batch, IK_BATCH_ROWS, map) != 0)
 		fail("out of memory", "");
 	batch.name = "stdin";
-	/* every value is 1/sqrt(t): format it once, not once per cell */
+	/* every cell's value is 1/sqrt(t): format it once, not once per cell */
 	char value[32];
 	snprintf(value, sizeof value, "%.17g", ik_cell_value(map));
+	int cells = ikmap_t(map) * ikmap_psi(map);
 	long count;
 	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
 		for (long i = 0; i < count; i++) {
-			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), -1, x);
+			size_t need = lik_model_row_room(map, batch.rows[i]);
+			if (need > room) {
+				struct feature_node *grown = realloc(x, need * sizeof *grown);
+				if (!grown)
+					fail("out of memory", "");
+				x = grown;
+				room = need;
+			}
+			ik_cell_row(map, ik_batch_cells(&batch, (size_t)i), batch.rows[i], -1, x);
 			printf("%.17g", batch.labels[i]);
 			for (const struct feature_node *f = x; f->index != -1; f++)
-				printf(" %d:%s", f->index, value);
+				if (f->index <= cells)
+					printf(" %d:%s", f->index, value);
+				else
+					printf(" %d:%.17g", f->index, f->value);
 			putchar('\n');
 		}
 		finish_output();	/* each batch leaves as soon as it is mapped */
@@ -218,9 +235,62 @@ static int map_stdin(const struct options *o)
 	return count < 0;
 }
 
-/* Every row's cells of a file, one after another (*rows of them). */
+/* Raw parts of many rows (ikmap_raw_row), one after another: row i's at nodes + start[i]. */
+struct raw_rows {
+	struct feature_node *nodes;
+	size_t used, cap;
+	size_t *start;
+	size_t rows_cap;
+};
+
+/* Appends row x's raw part as row number i; exits 1 when out of memory. */
+static void raw_rows_add(struct raw_rows *s, const struct ikmap *map, size_t i,
+	const struct feature_node *x)
+{
+	size_t need = s->used + lik_model_row_room(map, x);	/* more than the raw part needs */
+	if (need > s->cap) {
+		size_t cap = s->cap ? s->cap : 1024;
+		while (cap < need)
+			cap *= 2;
+		struct feature_node *grown = realloc(s->nodes, cap * sizeof *grown);
+		if (!grown)
+			fail("out of memory", "");
+		s->nodes = grown;
+		s->cap = cap;
+	}
+	if (i >= s->rows_cap) {
+		size_t cap = s->rows_cap ? 2 * s->rows_cap : 1024;
+		size_t *grown = realloc(s->start, cap * sizeof *grown);
+		if (!grown)
+			fail("out of memory", "");
+		s->start = grown;
+		s->rows_cap = cap;
+	}
+	s->start[i] = s->used;
+	s->used += ikmap_raw_row(map, x, s->nodes + s->used) + 1;
+}
+
+/* <a, b> of two rows of ascending indices. */
+static double sparse_dot(const struct feature_node *a, const struct feature_node *b)
+{
+	double s = 0;
+	while (a->index != -1 && b->index != -1) {
+		if (a->index == b->index)
+			s += (a++)->value * (b++)->value;
+		else if (a->index < b->index)
+			a++;
+		else
+			b++;
+	}
+	return s;
+}
+
+/*
+ * Every row's cells of a file, one after another (*rows of them); raw, when
+ * not NULL, gets every row's raw part.
+ */
 static unsigned char *read_all_cells(const char *path, const struct ikmap *map, const struct options *o,
-	size_t *rows)
+	size_t *rows, struct raw_rows *raw)
 {
 	struct libsvm_reader *r = open_reader(path);
 	struct ik_batch batch;
@@ -237,6 +307,9 @@ static unsigned char *read_all_cells(const char *path, const struct ikmap *map, 
 			fail("out of memory", "");
 		all = grown;
 		memcpy(all + used * batch.cell_bytes, batch.cells, bytes);
+		if (raw)
+			for (long i = 0; i < count; i++)
+				raw_rows_add(raw, map, used + (size_t)i, batch.rows[i]);
 		used += (size_t)count;
 	}
 	if (count < 0)
@@ -255,7 +328,10 @@ static int kernel_values(const struct options *o)
 	const char *x_file = o->files[1];
 	const char *y_file = o->nr_files == 3 ? o->files[2] : x_file;
 	size_t ny;
-	unsigned char *y_cells = read_all_cells(y_file, map, o, &ny);
+	/* with a raw part the kernel of the mapped rows is K + <raw x, raw y> (w already in both) */
+	int has_raw = ikmap_raw_columns(map) > 0;
+	struct raw_rows y_raw = {0}, x_raw = {0};
+	unsigned char *y_cells = read_all_cells(y_file, map, o, &ny, has_raw ? &y_raw : NULL);
 	size_t row_bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
 	struct libsvm_reader *r = open_reader(x_file);
 	struct ik_batch batch;
@@ -267,8 +343,16 @@ static int kernel_values(const struct options *o)
 	while ((count = ik_batch_next(&batch, r, map, o->threads, o->ik.device)) > 0) {
 		for (long i = 0; i < count; i++) {
 			const void *cx = ik_batch_cells(&batch, (size_t)i);
-			for (size_t j = 0; j < ny; j++)
-				printf(j ? " %g" : "%g", ikmap_kernel_cells(map, cx, y_cells + j * row_bytes));
+			if (has_raw) {
+				x_raw.used = 0;
+				raw_rows_add(&x_raw, map, 0, batch.rows[i]);
+			}
+			for (size_t j = 0; j < ny; j++) {
+				double k = ikmap_kernel_cells(map, cx, y_cells + j * row_bytes);
+				if (has_raw)
+					k += sparse_dot(x_raw.nodes, y_raw.nodes + y_raw.start[j]);
+				printf(j ? " %g" : "%g", k);
+			}
 			putchar('\n');
 		}
 		nx += (size_t)count;
@@ -277,6 +361,10 @@ static int kernel_values(const struct options *o)
 	if (count == 0 && nx == 0)
 		fail("no data in file ", x_file);
 	free(y_cells);
+	free(y_raw.nodes);
+	free(y_raw.start);
+	free(x_raw.nodes);
+	free(x_raw.start);
 	ik_batch_free(&batch);
 	libsvm_reader_close(r);
 	ikmap_free(map);

@@ -108,6 +108,9 @@ static const char ik_usage_format[] =
 	"\tacos: to [0, 1], test values clipped); 3 divide by the standard deviation;\n"
 	"\t4 log1p, then as 1 (non-negative data only); iforest ignores 1-3\n"
 	"\t(default %d for anne and iforest, 0 for minmax and acos)\n"
+	"-a w : with -k, also give the model each row's raw features, transformed by -S (iforest:\n"
+	"\t-S 2 when given, else none), times w, after the cells: the kernel becomes\n"
+	"\tK(x, y) + w^2 <x', y'> (default 0: off; -a for \"add\": no LIBLINEAR option uses it)\n"
 	"-d device : where to map with -k: auto, cpu or gpu (default auto)\n"
 	"-m threads : number of threads (default: all cores)\n"
 	"-C with -k: searches psi and C (psi = 4, 8, ..., 4096 on a subsample of rows, the best\n"
@@ -120,7 +123,7 @@ static const char ik_usage_format[] =
 	"\twith -C -k auto, the whole search's budget: no candidate starts after it\n"
 	"\t(default: none)\n"
 	"-E 0|1 : with -C -k, the exhaustive search instead: all rows at every psi (default 0)\n"
-	"The options -t, -g, -r, -S and -d are ignored without -k.\n";
+	"The options -t, -g, -r, -S and -d are ignored without -k; -a without -k is an error.\n";
 
 /* Upstream prints the usage to stdout and fails. */
 static void exit_with_help(void)

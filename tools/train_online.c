@@ -478,7 +478,7 @@ static struct lik_model *first_model(const struct online_run *r, const struct pa
 			lik_error_print(&err);
 			return NULL;
 		}
-		nr_feature = lik_map_t(map) * lik_map_psi(map);
+		nr_feature = lik_map_columns(map);	/* the cells, and the raw part with -a */
 	}
 	struct model *linear = online_model_new(nr_feature, r->bias, param);
 	if (linear == NULL) {

@@ -46,7 +46,7 @@ class lik_error(Structure):
 
 class lik_map_params(Structure):
     _fields_ = [('kernel', c_int), ('t', c_int), ('psi', c_int), ('seed', c_uint64), ('scale', c_int),
-                ('device', c_int), ('threads', c_int)]
+                ('device', c_int), ('threads', c_int), ('raw_weight', c_double)]
 
 
 class lik_search_row(Structure):
@@ -140,8 +140,11 @@ if _lib is not None:
     _proto('lik_map_rows_dense', c_int,
            [_MAP_P, POINTER(c_double), c_size_t, c_size_t, c_size_t, POINTER(ctypes.c_uint32), c_int, c_int,
             _ERR])
-    for _name in ('lik_map_kernel', 'lik_map_t', 'lik_map_psi', 'lik_map_dim', 'lik_map_scaled'):
+    for _name in ('lik_map_kernel', 'lik_map_t', 'lik_map_psi', 'lik_map_dim', 'lik_map_scaled',
+                  'lik_map_columns'):
         _proto(_name, c_int, [_MAP_P])
+    _proto('lik_map_raw_weight', c_double, [_MAP_P])
+    _proto('lik_map_raw_values', c_int, [_MAP_P, _ROWS, c_size_t, POINTER(c_double), _ERR])
     _proto('lik_map_seed', c_uint64, [_MAP_P])
     _proto('lik_map_checksum', c_uint64, [_MAP_P])
     _proto('lik_map_cell_value', c_double, [_MAP_P])
@@ -202,6 +205,20 @@ def _take_bytes(pointer_to_bytes, size):
 _INTEGER = re.compile(r'^[+-]?[0-9]+$')
 
 
+# the C programs' number syntax (cli_number.h): an optional sign, digits, a point, an exponent
+_REAL = re.compile(r'^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$')
+
+
+def _strict_weight(text, message):
+    """-a's w: a finite number >= 0 written as the programs accept it."""
+    if not _REAL.match(text):
+        raise ValueError(message)
+    value = float(text)
+    if not (value >= 0) or not np.isfinite(value):
+        raise ValueError(message)
+    return value
+
+
 def _strict_integer(text, low, high, message):
     if not _INTEGER.match(text):
         raise ValueError(message)
@@ -223,6 +240,8 @@ class KernelOptions(object):
         self.t_given = False  # -k auto: -t fixes every candidate's t
         self.device = LIK_DEVICE_AUTO
         self.threads = 0
+        self.raw_weight = 0.0  # -a: the raw features beside the cells (0: off)
+        self.raw_given = False
 
     def params(self, psi=None):
         _require()
@@ -237,11 +256,12 @@ class KernelOptions(object):
             p.scale = self.scale
         p.device = self.device
         p.threads = self.threads
+        p.raw_weight = self.raw_weight
         return p
 
 
 def parse_kernel_options(pairs, param):
-    """The (option, value) pairs of -k -t -g -r -S -d -m; None when -k is absent or 0 (none)."""
+    """The (option, value) pairs of -k -t -g -r -S -a -d -m; None when -k is absent or 0 (none)."""
     options = KernelOptions()
     for option, value in pairs:
         if option == '-k' and value == 'auto':
@@ -262,6 +282,10 @@ def parse_kernel_options(pairs, param):
         elif option == '-S':
             options.scale = _strict_integer(value, 0, 4, "-S needs 0 (none), 1 (divide by max |x|), 2 (min-max),"
                                             " 3 (divide by the standard deviation) or 4 (log1p, then as 1)")
+        elif option == '-a':
+            options.raw_weight = _strict_weight(value, "-a needs the raw features' weight w, a finite"
+                                                " number >= 0 (0: off)")
+            options.raw_given = True
         elif option == '-d':
             if value not in DEVICE_NAMES:
                 raise ValueError("-d needs auto, cpu or gpu")
@@ -272,6 +296,8 @@ def parse_kernel_options(pairs, param):
     if options.threads and available():
         _lib.lik_set_threads(options.threads)
     if options.kernel == 0:
+        if options.raw_given:
+            raise ValueError("-a (the raw features' weight) needs -k")
         return None
     if options.kernel == KERNEL_AUTO:
         _require()
@@ -340,8 +366,9 @@ class IKMap(object):
         1-3. A negative value is a ValueError naming the row and feature under scale 4, and
         for minmax under every scale but 2.
     m.cells(X)      -> numpy uint32 (n, t): the cell of each row in each partitioning
-    m.transform(X)  -> scipy.sparse.csr_matrix (n, t*psi), t entries 1/sqrt(t) per row
-                       at columns k*psi + cell
+    m.transform(X)  -> scipy.sparse.csr_matrix (n, n_features_out), t entries 1/sqrt(t) per row
+                       at columns k*psi + cell; with raw_weight w > 0, then w times the
+                       transformed features at t*psi + j - 1
     m.kernel(X, Y)  -> numpy (nx, ny): K(x, y), the share of partitionings where x and y meet
     m.to_bytes() / IKMap.from_bytes(b): the exact bytes of the map's .ik file; pickles.
     """
@@ -389,24 +416,34 @@ class IKMap(object):
         raise ValueError('device must be "auto", "cpu" or "gpu", not %r' % (device,))
 
     @classmethod
-    def build(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0):
-        """A map built on the rows of X (numpy 2-D, scipy sparse, or a list of dicts/lists)."""
-        return cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)[0]
+    def build(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0,
+              raw_weight=0.0):
+        """A map built on the rows of X (numpy 2-D, scipy sparse, or a list of dicts/lists).
+        raw_weight (-a): w > 0 adds each row's raw features, transformed as -S and times w,
+        after the cells (see transform)."""
+        return cls._build_rows(X, kernel, t, psi, seed, scale, device, threads, raw_weight)[0]
 
     @classmethod
-    def build_transform(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0):
+    def build_transform(cls, X, kernel="anne", t=100, psi=None, seed=1, scale=None, device="auto", threads=0,
+                        raw_weight=0.0):
         """(build(X, ...), that map's transform(X)), converting X to rows once instead of twice."""
-        result, prob = cls._build_rows(X, kernel, t, psi, seed, scale, device, threads)
+        result, prob = cls._build_rows(X, kernel, t, psi, seed, scale, device, threads, raw_weight)
         if isinstance(prob, tuple):  # dense rows, mapped as they are
-            return result, result._csr_of_cells(result._cells_of_dense(prob, None, None))
-        return result, result._csr_of_cells(result._cells_of_nodes(prob._nodes, None, None))
+            cells = result._csr_of_cells(result._cells_of_dense(prob, None, None))
+        else:
+            cells = result._csr_of_cells(result._cells_of_nodes(prob._nodes, None, None))
+        return result, result._with_raw(cells, X)
 
     @classmethod
-    def _build_rows(cls, X, kernel, t, psi, seed, scale, device, threads):
+    def _build_rows(cls, X, kernel, t, psi, seed, scale, device, threads, raw_weight=0.0):
         """The map and X's rows, reusable for mapping: the problem holding them as feature_node
         rows, or for a 2-D numeric numpy array the dense matrix (_dense_rows's tuple)."""
         _require()
         params = cls._params(kernel, t, psi, seed, scale, device, threads)
+        if isinstance(raw_weight, bool) or not isinstance(raw_weight, numbers.Real) \
+                or not np.isfinite(raw_weight) or raw_weight < 0:
+            raise ValueError('raw_weight must be a finite number >= 0, not %r' % (raw_weight,))
+        params.raw_weight = float(raw_weight)
         err = lik_error()
         dense = _dense_rows(X)
         if dense is not None:
@@ -490,8 +527,14 @@ class IKMap(object):
         return int(_lib.lik_map_checksum(self._handle))
 
     @property
+    def raw_weight(self):
+        """w of the raw features beside the cells (-a); 0.0: none."""
+        return float(_lib.lik_map_raw_weight(self._handle))
+
+    @property
     def n_features_out(self):
-        return self.t * self.psi
+        """A model's columns: t*psi, plus dim with raw features (the model's nr_feature)."""
+        return int(_lib.lik_map_columns(self._handle))
 
     def __repr__(self):
         return 'IKMap(kernel=%r, t=%d, psi=%d, seed=%d, scaled=%s, dim=%d, checksum=%016x)' % (
@@ -541,8 +584,30 @@ class IKMap(object):
         return out
 
     def transform(self, X, device=None, threads=None):
-        """scipy.sparse.csr_matrix (n, t*psi): row r has 1/sqrt(t) at k*psi + cells[r, k] for each k."""
-        return self._csr_of_cells(self.cells(X, device, threads))
+        """scipy.sparse.csr_matrix (n, n_features_out): row r has 1/sqrt(t) at k*psi + cells[r, k]
+        for each k; with raw features (raw_weight w > 0), then w times row r's transformed
+        feature j at t*psi + j - 1 (zeros left out): the rows a -k -a model sees."""
+        return self._with_raw(self._csr_of_cells(self.cells(X, device, threads)), X)
+
+    def _with_raw(self, cells, X):
+        """cells (csr, n x t*psi) with the raw part appended when the map has one."""
+        if self.raw_weight == 0:
+            return cells
+        from scipy import sparse
+        indptr, index, value = _as_csr_rows(X)
+        count = len(indptr) - 1
+        keep = index <= self.dim  # ascending within rows: what the library walks
+        out = np.zeros(int(keep.sum()), dtype=np.float64)
+        if out.size:
+            nodes = NodeRows(indptr, index, value)
+            err = lik_error()
+            if _lib.lik_map_raw_values(self._handle, ctypes.cast(nodes.rows, _ROWS), count,
+                                       out.ctypes.data_as(POINTER(c_double)), byref(err)) != 0:
+                _raise(err)
+        rows = np.repeat(np.arange(count, dtype=np.int64), np.diff(indptr))[keep]
+        raw = sparse.csr_matrix((out, (rows, index[keep].astype(np.int64) - 1)), shape=(count, self.dim))
+        raw.eliminate_zeros()
+        return sparse.hstack([cells, raw], format='csr')
 
     def _csr_of_cells(self, cells):
         from scipy import sparse
@@ -921,7 +986,7 @@ class OnlineOptions(object):
                 self.device = DEVICE_NAMES[value]
             elif option == '-m':
                 self.threads = _strict_integer(value, 1, 2147483647, '-m needs a number of threads >= 1, not "%s"' % value)
-            elif option in ('-k', '-t', '-g', '-r', '-S'):
+            elif option in ('-k', '-t', '-g', '-r', '-S', '-a'):
                 raise ValueError("%s does not apply: the model's map (or none) is reused, never rebuilt" % option)
             elif option in allowed or option.startswith('-w'):
                 self.rest.append(option)

@@ -314,7 +314,7 @@ def _default_eps(solver):
 
 
 # The Isolation Kernel's options in train's option string (as the train program reads them).
-IK_OPTIONS = ('-k', '-t', '-g', '-r', '-S', '-d', '-m')
+IK_OPTIONS = ('-k', '-t', '-g', '-r', '-S', '-a', '-d', '-m')
 
 
 class parameter(Structure):

@@ -105,6 +105,10 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
         Where rows are mapped (-d).
     n_jobs : int or None, default None
         Threads (-m); None: OpenMP's default. Results do not depend on it.
+    raw_weight : float, default 0.0
+        w (-a): w > 0 appends each row's features, transformed as scale
+        (iforest: divided by their range under scale 2, else as they are),
+        times w, after the cells; the kernel becomes K + w^2 <x', y'>.
 
     Attributes
     ----------
@@ -112,7 +116,8 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
-                 device="auto", n_jobs=None):
+                 device="auto", n_jobs=None, raw_weight=0.0):
+        self.raw_weight = raw_weight
         self.kernel = kernel
         self.t = t
         self.psi = psi
@@ -153,7 +158,8 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
             psi = n
         make = IKMap.build_transform if transform else IKMap.build
         made = make(X, kernel=self.kernel, t=t, psi=psi, seed=_seed_of(self.random_state),
-                    scale=self.scale, device=self.device, threads=self._threads())
+                    scale=self.scale, device=self.device, threads=self._threads(),
+                    raw_weight=self.raw_weight)
         self.map_, Z = made if transform else (made, None)
         self.psi_ = psi
         return Z
@@ -170,7 +176,7 @@ class _IKLinear(BaseEstimator):
     def _kernel(self):
         return IsolationKernel(kernel=self.kernel, t=self.t, psi=self.psi, scale=self.scale,
                                random_state=self.random_state, device=self.device,
-                               n_jobs=self.n_jobs)
+                               n_jobs=self.n_jobs, raw_weight=self.raw_weight)
 
     def _options(self, solver, extra=""):
         if not isinstance(self.C, numbers.Real) or not self.C > 0:
@@ -209,7 +215,8 @@ class IKLinearClassifier(ClassifierMixin, _IKLinear):
 
     def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
                  device="auto", n_jobs=None, solver=1, C=1.0, eps=None, bias=1.0,
-                 class_weight=None):
+                 class_weight=None, raw_weight=0.0):
+        self.raw_weight = raw_weight
         self.kernel = kernel
         self.t = t
         self.psi = psi
@@ -313,7 +320,8 @@ class IKLinearRegressor(RegressorMixin, _IKLinear):
 
     def __init__(self, kernel="anne", t=100, psi=None, scale=None, random_state=1,
                  device="auto", n_jobs=None, solver=11, C=1.0, epsilon=0.1, eps=None,
-                 bias=1.0):
+                 bias=1.0, raw_weight=0.0):
+        self.raw_weight = raw_weight
         self.kernel = kernel
         self.t = t
         self.psi = psi

@@ -80,7 +80,7 @@ static int *reference_draws(uint64_t seed, int n, int t, int psi)
 static struct ikmap *build(const struct data *x, enum ikmap_method method, int t, int psi)
 {
 	char err[IKMAP_ERR_SIZE] = "";
-	struct ikmap_params p = { method, t, psi, 5, 1, 0 };
+	struct ikmap_params p = { method, t, psi, 5, 1, 0, 0 };
 	struct ikmap *map = ikmap_build(x->row, x->n, x->d, &p, err);
 	ck_assert_msg(map != NULL, "build failed: %s", err);
 	return map;
@@ -211,7 +211,7 @@ START_TEST(forest_thread_count_does_not_matter)
 	void *ref = map_rows(one, x.row, x.n, 1);
 	for (int threads = 2; threads <= 4; threads *= 2) {
 		char err[IKMAP_ERR_SIZE];
-		struct ikmap_params p = { IKMAP_IFOREST, 30, 64, 5, 1, threads };
+		struct ikmap_params p = { IKMAP_IFOREST, 30, 64, 5, 1, threads, 0 };
 		struct ikmap *other = ikmap_build(x.row, x.n, x.d, &p, err);
 		ck_assert_ptr_nonnull(other);
 		ck_assert_uint_eq(ikmap_checksum(other), ikmap_checksum(one));
@@ -498,7 +498,7 @@ static void expect_build_error(struct feature_node *const *rows, int n, int d,
 START_TEST(build_errors)
 {
 	struct data x = random_data(10, 3, 1.0, 29);
-	struct ikmap_params p = { IKMAP_ANNE, 5, 11, 1, 0, 0 };
+	struct ikmap_params p = { IKMAP_ANNE, 5, 11, 1, 0, 0, 0 };
 	expect_build_error(x.row, 10, 3, p, "psi (11) exceeds the number of training rows (10)");
 	p.psi = 4;
 	p.t = 0;

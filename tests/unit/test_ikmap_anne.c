@@ -85,7 +85,7 @@ static int reference_cell(const double *x, const double *centres, int k, int psi
 static struct ikmap *build(const struct data *train, int t, int psi, int scale, uint64_t seed)
 {
 	char err[IKMAP_ERR_SIZE] = "";
-	struct ikmap_params p = { IKMAP_ANNE, t, psi, seed, scale, 0 };
+	struct ikmap_params p = { IKMAP_ANNE, t, psi, seed, scale, 0, 0 };
 	struct ikmap *map = ikmap_build(train->row, train->n, train->d, &p, err);
 	ck_assert_msg(map != NULL, "build failed: %s", err);
 	return map;
@@ -308,7 +308,7 @@ START_TEST(thread_count_does_not_matter)
 		void *ref = map_rows(one, &train, 1);
 		size_t bytes = (size_t)train.n * 12 * ikmap_cell_size(one);
 		for (int threads = 2; threads <= 4; threads *= 2) {
-			struct ikmap_params p = { IKMAP_ANNE, 12, 40, 99, 1, threads };
+			struct ikmap_params p = { IKMAP_ANNE, 12, 40, 99, 1, threads, 0 };
 			struct ikmap *other = ikmap_build(train.row, train.n, train.d, &p, err);
 			ck_assert_ptr_nonnull(other);
 			ck_assert_uint_eq(ikmap_checksum(other), ikmap_checksum(one));

@@ -37,7 +37,7 @@ struct file_image {
 static struct file_image saved_map(enum ikmap_method method, int scale)
 {
 	struct data x = random_data(40, 6, 0.6, -2, 3, 11);
-	struct ikmap_params p = { method, 4, 8, 7, scale, 1 };
+	struct ikmap_params p = { method, 4, 8, 7, scale, 1, 0 };
 	char err[IKMAP_ERR_SIZE] = "";
 	struct ikmap *map = ikmap_build(x.row, x.n, x.d, &p, err);
 	ck_assert_msg(map != NULL, "%s", err);
@@ -205,7 +205,7 @@ START_TEST(saving_never_replaces_what_is_not_a_file)
 {
 	scratch_dir_make("test_ikmap_files");
 	struct data x = random_data(40, 6, 0.6, -2, 3, 11);
-	struct ikmap_params p = { IKMAP_IFOREST, 4, 8, 7, 0, 1 };
+	struct ikmap_params p = { IKMAP_IFOREST, 4, 8, 7, 0, 1, 0 };
 	char err[IKMAP_ERR_SIZE] = "";
 	struct ikmap *map = ikmap_build(x.row, x.n, x.d, &p, err);
 	ck_assert_ptr_nonnull(map);
@@ -236,7 +236,7 @@ END_TEST
 START_TEST(build_refuses_more_features_than_a_file_may_claim)
 {
 	struct data x = random_data(10, 3, 1, 0, 1, 3);
-	struct ikmap_params p = { IKMAP_ANNE, 2, 4, 7, 0, 1 };
+	struct ikmap_params p = { IKMAP_ANNE, 2, 4, 7, 0, 1, 0 };
 	char err[IKMAP_ERR_SIZE] = "";
 	ck_assert_ptr_null(ikmap_build(x.row, x.n, IKMAP_MAX_DIM + 1, &p, err));
 	ck_assert_msg(strstr(err, "at most 2147483646") != NULL, "%s", err);
@@ -402,7 +402,7 @@ static int build_wide_in_small_child(enum ikmap_method method, int far, const vo
 		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
 		struct feature_node store[40 * 8], *rows[40];
 		with_far_feature(&x, far, store, rows);
-		struct ikmap_params p = { method, 4, 8, 7, 0, 1 };
+		struct ikmap_params p = { method, 4, 8, 7, 0, 1, 0 };
 		char err[IKMAP_ERR_SIZE] = "";
 		struct ikmap *map = ikmap_build(rows, x.n, IKMAP_MAX_DIM, &p, err);
 		if (map == NULL || ikmap_save(map, scratch_path("built-wide.ik"), err))
@@ -439,7 +439,7 @@ START_TEST(an_unscaled_build_of_the_largest_d_costs_no_memory_per_feature)
 		struct data x = random_data(40, 6, 0.6, -2, 3, 11);
 		struct feature_node store[40 * 8], *rows[40];
 		with_far_feature(&x, 7, store, rows);
-		struct ikmap_params p = { methods[m], 4, 8, 7, 0, 1 };
+		struct ikmap_params p = { methods[m], 4, 8, 7, 0, 1, 0 };
 		char err[IKMAP_ERR_SIZE] = "";
 		struct ikmap *narrow = ikmap_build(rows, x.n, 7, &p, err);
 		ck_assert_msg(narrow != NULL, "%s", err);
@@ -480,7 +480,7 @@ START_TEST(a_wide_dense_map_maps_in_little_memory)
 	}
 	a[NNZ].index = b[NNZ].index = -1;
 	struct feature_node *rows[2] = { a, b };
-	struct ikmap_params p = { IKMAP_ANNE, 1, 2, 7, 0, 1 };
+	struct ikmap_params p = { IKMAP_ANNE, 1, 2, 7, 0, 1, 0 };
 	char err[IKMAP_ERR_SIZE] = "";
 	struct ikmap *map = ikmap_build(rows, 2, D, &p, err);
 	ck_assert_msg(map != NULL, "%s", err);

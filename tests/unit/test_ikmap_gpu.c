@@ -26,7 +26,7 @@ static struct ikmap *build(const struct data *train, enum ikmap_method method, i
 	int scale)
 {
 	char err[IKMAP_ERR_SIZE] = "";
-	struct ikmap_params p = { method, t, psi, 11, scale, 0 };
+	struct ikmap_params p = { method, t, psi, 11, scale, 0, 0 };
 	struct ikmap *map = ikmap_build(train->row, train->n, train->d, &p, err);
 	ck_assert_msg(map != NULL, "build failed: %s", err);
 	return map;

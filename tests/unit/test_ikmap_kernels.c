@@ -78,7 +78,7 @@ static void rows_free(struct rows *x)
 
 static struct ikmap_params params(enum ikmap_method m, int k, int cells, int scale, uint64_t seed)
 {
-	struct ikmap_params p = { m, k, cells, seed, scale, 1 };
+	struct ikmap_params p = { m, k, cells, seed, scale, 1, 0 };
 	return p;
 }
 
@@ -765,8 +765,8 @@ START_TEST(version_1_files_are_unchanged)
 		rows[i][c].value = 0;
 	}
 	struct ikmap_params p[3] = {
-		{ IKMAP_ANNE, 5, 7, 11, 1, 1 }, { IKMAP_ANNE, 4, 9, 12, 0, 1 },
-		{ IKMAP_IFOREST, 6, 8, 13, 0, 1 },
+		{ IKMAP_ANNE, 5, 7, 11, 1, 1, 0 }, { IKMAP_ANNE, 4, 9, 12, 0, 1, 0 },
+		{ IKMAP_IFOREST, 6, 8, 13, 0, 1, 0 },
 	};
 	size_t want_size[3] = { 2440, 2288, 1528 };
 	uint64_t want_sum[3] = { 0xab80413cd3fa1b3cULL, 0x31ad11c5c1fd966dULL, 0x1f8966f9b30451d8ULL };

@@ -32,7 +32,7 @@
 
 static struct ikmap_params params(enum ikmap_method m, int t, int psi, int scale)
 {
-	struct ikmap_params p = { m, t, psi, 5, scale, 2 };
+	struct ikmap_params p = { m, t, psi, 5, scale, 2, 0 };
 	return p;
 }
 

@@ -102,7 +102,7 @@ START_TEST(map_rows_equal_ikmap_cells)
 		ck_assert_int_eq(lik_map_rows(map, p.prob.x, 120, cells, LIK_DEVICE_CPU, 2, &err), 0);
 
 		struct ikmap_params ip = { kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST : IKMAP_ANNE,
-			9, 16, 5, 1, 1 };
+			9, 16, 5, 1, 1, 0 };
 		char why[IKMAP_ERR_SIZE];
 		struct ikmap *direct = ikmap_build(p.prob.x, 120, 7, &ip, why);
 		ck_assert_ptr_nonnull(direct);

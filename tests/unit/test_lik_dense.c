@@ -193,7 +193,7 @@ START_TEST(every_anne_path_gives_the_sparse_cells)
 			7 + s);
 		struct sparse sp = sparse_of(x, sh->n, sh->cols, sh->ld);
 		for (int scale = 0; scale <= 1; scale++) {
-			struct ikmap_params p = { IKMAP_ANNE, 25, 32, 3 + s, scale, 2 };
+			struct ikmap_params p = { IKMAP_ANNE, 25, 32, 3 + s, scale, 2, 0 };
 			char why[IKMAP_ERR_SIZE];
 			struct ikmap *a = ikmap_build(sp.rows, sh->n, sp.width, &p, why);
 			ck_assert_msg(a != NULL, "%s", why);
