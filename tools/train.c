@@ -415,6 +415,11 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			fprintf(stderr, "ERROR: -E 1 cannot be used with -k auto\n");
 			exit(1);
 		}
+		if (o->ik.raw_given) {	/* (lik_auto_search refuses it too, for the other layers) */
+			fprintf(stderr, "ERROR: -k auto does not search the raw-feature weight w yet:"
+				" leave out -a\n");
+			exit(1);
+		}
 	}
 	if (o->find_parameters) {
 		if (!o->cross_validation)

@@ -75,7 +75,7 @@ def test_heart_lines_choice_and_command_reproduce_the_model(data, binaries, tmp_
     top = max(float(g[6]) for g in rows)
     assert float(best[6]) >= top - 0.5
     assert int(best[8]) == columns(best, 13)
-    assert "note: the raw-feature weight w is not built yet: every candidate has w = 0" in lines
+    assert "note: -k auto does not try the raw-feature weight w (-a) yet: every candidate has w = 0" in lines
     assert lines[-1] == "written: m"
     words = shlex.split(command)
     assert words[-2:] == [str(heart), "m"]
@@ -144,6 +144,7 @@ def test_bias_and_seed_pass_to_the_command_which_reproduces_the_model(data, bina
     ("-C -s 11 -k auto", "-s 2 (the default) or -s 0 only"),
     ("-C -s 1 -k auto", "-s 2 (the default) or -s 0 only"),
     ("-C -k auto -E 1", "-E 1 cannot be used with -k auto"),
+    ("-C -k auto -a 0.3", "-k auto does not search the raw-feature weight w yet"),
 ])
 def test_refused(options, message, data, binaries, tmp_path):
     heart = data("heart", "heart.all")

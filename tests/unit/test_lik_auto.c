@@ -142,6 +142,12 @@ START_TEST(a_search_keeps_fold_scores_and_its_text)
 	param.solver_type = L2R_L2LOSS_SVC;
 	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 1, -1, &o, &err));
 	ck_assert_int_eq(err.code, LIK_EINVAL);
+	/* and a raw-feature weight, which it does not search yet (every candidate has w = 0) */
+	base.raw_weight = 0.3;
+	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 4, -1, &o, &err));
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	ck_assert(strstr(err.message, "raw-feature weight") != NULL);
+	base.raw_weight = 0;
 	free(nodes);
 	free(prob.x);
 	free(prob.y);
