@@ -249,6 +249,13 @@ def acc_cell(r):
 	return "%.2f" % r["acc"]
 
 
+def sk_cell(store, name, which):
+	t = store.get("%s/%s/tune" % (name, which), {})
+	if "timeout" in t:
+		return "tuning > %d s, stopped" % t["timeout"]
+	return acc_cell(store.get("%s/%s" % (name, which)))
+
+
 def report(store, args):
 	sets = [n for n in args.sets.split(",") if "rows/" + n in store]
 	loads = sorted(v["load"] for v in store.values() if isinstance(v, dict) and "load" in v)
@@ -286,7 +293,7 @@ def report(store, args):
 		if a and "acc" in a:
 			auto_c = "%.2f [%.2f, %.2f]" % (a["acc"], a["acc_min"], a["acc_max"])
 		lin_c = acc_cell(li) + (" (%g)" % li["C"] if li and "C" in li else "")
-		svc_c = acc_cell(sv) + (" (%g, %g)" % (st["gamma_factor"], st["C"]) if "gamma" in st else "")
+		svc_c = sk_cell(store, n, "svc") + (" (%g, %g)" % (st["gamma_factor"], st["C"]) if "gamma" in st else "")
 		nz = goal = ""
 		if sv and "acc" in sv:
 			h, how = noise(n, sv["acc"], rows[1])
@@ -297,7 +304,7 @@ def report(store, args):
 			if a and "acc" in a:
 				gaps.append((n, sv["acc"] - a["acc"]))
 		L.append("| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (n, rows[0], rows[1], choice, auto_c,
-			lin_c, svc_c, acc_cell(store.get(n + "/nystroem")), acc_cell(store.get(n + "/rff")), nz, goal))
+			lin_c, svc_c, sk_cell(store, n, "nystroem"), sk_cell(store, n, "rff"), nz, goal))
 	L.append("")
 	if gaps:
 		mean_gap = statistics.mean(g for _, g in gaps)
