@@ -18,6 +18,8 @@ its choice rows = a random 8000-row subset of the training part, fixed seed):
            refit on the whole training part. tune s = the grid search; fit s,
            predict s; load s = reading both LIBSVM files and scaling. A fit
            + predict past --svc-limit seconds is stopped ("> limit").
+  anne     `train -C -k anne -m 1` on the training part, its seconds only
+           (the issue's goal: `-C -k auto` at most 5x that);
   nystroem, rff  Nystroem(1000) / RBFSampler(2000) + LinearSVC, the same
            scaling, gamma/C grid and tuning rows.
 No choice looks at a test row. Python runs with OMP_NUM_THREADS=1,
@@ -48,7 +50,7 @@ import ik_accuracy as A  # noqa: E402
 import exact_kernels as E  # noqa: E402
 
 SETS = ["dna", "satimage", "pendigits", "usps", "letter", "covtype", "ijcnn1", "a9a"]
-METHODS = ["auto", "linear", "svc", "nystroem", "rff"]
+METHODS = ["auto", "linear", "svc", "nystroem", "rff", "anne"]
 SEEDS = [1, 2, 3, 4, 5]
 # the issue's 95% half-widths of a difference of two accuracies (points)
 NOISE = {"dna": 1.65, "usps": 1.31, "covtype": 1.61, "a9a": 0.77, "ijcnn1": 0.61, "letter": 0.66}
@@ -146,6 +148,13 @@ def linear(f):
 	return r
 
 
+def anne_search(f):
+	"""The issue's other cost goal: `-C -k auto` takes at most 5x `train -C -k anne` (whole processes)."""
+	out, search_s = A.timed([C.TRAIN, "-C", "-k", "anne"] + list(ONE) + [f.train])
+	m = A.BEST_K_RE.search(out)
+	return {"search_s": search_s, "psi": int(m.group(1)), "C": float(m.group(2)), "cv": float(m.group(3))}
+
+
 def scaled(f):
 	"""Training, test and choice rows, dense, min-max scaled on the training part; seconds."""
 	import numpy as np
@@ -226,6 +235,8 @@ def run(args):
 			measure(name + "/auto", lambda: auto(f))
 		if "linear" in methods:
 			measure(name + "/linear", lambda: linear(f))
+		if "anne" in methods:
+			measure(name + "/anne", lambda: anne_search(f))
 		for which in ("svc", "nystroem", "rff"):
 			if which in methods:
 				sk(f, name, which, args)
@@ -263,8 +274,8 @@ def report(store, args):
 	L.append("- Commit: %s (branch bench28, `make -j2 all`); script `bench/auto_vs_svc.py` (its docstring "
 		"is the protocol). Machine: %s." % (store.get("commit", "?"), store.get("machine", C.machine_line())))
 	if loads:
-		L.append("- The 2 cores were shared with other engineers' builds and a CI run, and this script ran as two "
-			"processes at once (auto + linear in one, the scikit-learn methods in the other), so every number "
+		L.append("- The 2 cores were shared with other engineers' builds and a CI run, and this script ran as up "
+			"to three processes at once (see the notes), so every number "
 			"of seconds is rough: 1-minute load average at the end of each measurement (`load` in the .json) "
 			"%.1f to %.1f, median %.1f. Ours ran with `-m 1` (train and predict), scikit-learn with one BLAS/"
 			"OpenMP thread (SVC is single-threaded)." % (loads[0], loads[-1], statistics.median(loads)))
@@ -318,14 +329,17 @@ def report(store, args):
 		"files + scaling). Cost goal on sets of >= 20000 training rows: auto's chosen model train + predict "
 		"<= 1/3 of SVC's load + fit + predict:")
 	L.append("")
-	L.append("| set | auto search | SVC tuning (rows) | auto model fit + predict (mean of 5) | model + .ik bytes "
+	L.append("| set | auto search | `-C -k anne` search (auto / anne; goal <= 5) | SVC tuning (rows) | auto model fit + predict (mean of 5) | model + .ik bytes "
 		"| SVC load + fit + predict (support vectors) | ratio | linear search, fit + predict | cost goal |")
-	L.append("|---|---|---|---|---|---|---|---|---|")
+	L.append("|---|---|---|---|---|---|---|---|---|---|")
 	for n in sets:
 		rows = store["rows/" + n]
 		a, li, sv = store.get(n + "/auto", {}), store.get(n + "/linear", {}), store.get(n + "/svc", {})
 		st = store.get(n + "/svc/tune", {})
 		c1 = "%.1f" % a["search_s"] if "search_s" in a else ""
+		an = store.get(n + "/anne", {})
+		c1b = ("%.1f (%.1f)" % (an["search_s"], a["search_s"] / an["search_s"]) if "search_s" in an and c1
+			else ("%.1f" % an["search_s"] if "search_s" in an else ""))
 		c2 = ("%.1f (%d)" % (st["tune_s"], st["tune_rows"]) if "tune_s" in st
 			else ("> %d, stopped" % st["timeout"] if "timeout" in st else ""))
 		ours = a["fit_s"] + a["predict_s"] if "fit_s" in a else None
@@ -350,7 +364,7 @@ def report(store, args):
 		elif ratio:
 			goal = "(< 20000 rows: no goal)"
 		c6 = "%.1f, %.2f + %.2f" % (li["search_s"], li["fit_s"], li["predict_s"]) if "fit_s" in li else ""
-		L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (n, c1, c2, c3, c4, c5, ratio, c6, goal))
+		L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (n, c1, c1b, c2, c3, c4, c5, ratio, c6, goal))
 	L.append("")
 	L.append("Scikit-learn approximations (same scaling, grid and tuning rows; LinearSVC): tuning s, fit s, "
 		"predict s, chosen gamma factor and C:")
