@@ -24,9 +24,10 @@ its choice rows = a random 8000-row subset of the training part, fixed seed):
            scaling, gamma/C grid and tuning rows.
 No choice looks at a test row. Python runs with OMP_NUM_THREADS=1,
 OPENBLAS_NUM_THREADS=1 (set below, before numpy loads). Results go to
-bench/results/auto-vs-svc.json as they finish (merged under a lock, so one
-run may do --methods auto,linear while another does svc; a rerun skips what
-is there; --fresh starts over) and auto-vs-svc.md.
+bench/results/auto-vs-svc.json as they finish (merged under a lock in
+LIBLINEAR_IK_BENCH_TMP, so one run may do --methods auto,linear while another,
+with the same LIBLINEAR_IK_BENCH_TMP, does svc; a rerun skips what is there;
+--fresh starts over) and auto-vs-svc.md.
 """
 import os
 
@@ -56,7 +57,7 @@ SEEDS = [1, 2, 3, 4, 5]
 NOISE = {"dna": 1.65, "usps": 1.31, "covtype": 1.61, "a9a": 0.77, "ijcnn1": 0.61, "letter": 0.66}
 OUT_JSON = C.REPO / "bench" / "results" / "auto-vs-svc.json"
 OUT_MD = C.REPO / "bench" / "results" / "auto-vs-svc.md"
-LOCK = OUT_JSON.with_suffix(".lock")
+LOCK = C.TMP / "auto-vs-svc.lock"  # the work folder, not the repository
 BEST_AUTO_RE = re.compile(r"Best kernel = (\S+)\s+t = (\d+)\s+psi = (\d+)\s+S = (\d+)\s+w = (\S+)\s+"
 	r"C = (\S+)\s+CV accuracy = ([0-9.]+)%")
 CMD_RE = re.compile(r"^best model: (train .*)$", re.M)
@@ -81,6 +82,7 @@ def load_store():
 
 def save(key, value):
 	"""store[key] = value, merged into the file under a lock (two runs may write it)."""
+	LOCK.parent.mkdir(parents=True, exist_ok=True)
 	with open(LOCK, "w") as lock:
 		fcntl.flock(lock, fcntl.LOCK_EX)
 		store = load_store()
