@@ -273,7 +273,7 @@ def report(store, args):
 	sets = [n for n in args.sets.split(",") if "rows/" + n in store]
 	loads = sorted(v["load"] for v in store.values() if isinstance(v, dict) and "load" in v)
 	L = ["# `train -C -k auto` beside a tuned RBF SVC and plain linear (issue 28's goals)", ""]
-	L.append("- Commit: %s (branch bench28, `make -j2 all`); script `bench/auto_vs_svc.py` (its docstring "
+	L.append("- HEAD when the last run started: %s (branch bench28; `make -j2 all`, see the notes for the build); script `bench/auto_vs_svc.py` (its docstring "
 		"is the protocol). Machine: %s." % (store.get("commit", "?"), store.get("machine", C.machine_line())))
 	if loads:
 		L.append("- The 2 cores were shared with other engineers' builds and a CI run, and this script ran as up "
