@@ -88,18 +88,8 @@ void lik_auto_table_free(struct lik_auto_table **table)
 
 const char *lik_auto_kernel_name(int kernel)
 {
-	switch (kernel) {
-	case LIK_KERNEL_ANNE:
-		return "anne";
-	case LIK_KERNEL_IFOREST:
-		return "iforest";
-	case LIK_KERNEL_MINMAX:
-		return "minmax";
-	case LIK_KERNEL_ACOS:
-		return "acos";
-	default:
-		return "linear";
-	}
+	const char *name = lik_kernel_name(kernel);	/* the -k names; the table adds plain linear */
+	return name ? name : "linear";
 }
 
 static double seconds_now(void)
