@@ -188,22 +188,12 @@ static int append_row(struct auto_state *s, const struct lik_auto_row *row, cons
 {
 	struct lik_auto_table *t = s->table;
 	size_t nf = (size_t)s->nr_fold;
-	if (t->count == s->capacity) {
-		size_t capacity = s->capacity ? 2 * s->capacity : 16;
-		struct lik_auto_row *rows = realloc(t->rows, capacity * sizeof *rows);
-		if (rows == NULL) {
-			lik_fail(err, LIK_ENOMEM, "out of memory");
-			return -1;
-		}
-		t->rows = rows;
-		double *f = realloc(t->fold_scores, capacity * nf * sizeof *f);
-		if (f == NULL) {
-			lik_fail(err, LIK_ENOMEM, "out of memory");
-			return -1;
-		}
-		t->fold_scores = f;
-		s->capacity = capacity;
-	}
+	void *rows = t->rows;
+	int rc = lik_table_reserve(&rows, sizeof *t->rows, &t->fold_scores, nf, t->count,
+		&s->capacity, err);
+	t->rows = rows;
+	if (rc != 0)
+		return -1;
 	memcpy(&t->fold_scores[t->count * nf], folds, nf * sizeof *folds);
 	t->rows[t->count] = *row;
 	t->rows[t->count].se = standard_error(folds, s->nr_fold);

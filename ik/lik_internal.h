@@ -96,6 +96,13 @@ int lik_first_negative(struct feature_node *const *rows, size_t n, int dim, size
  */
 int lik_fail_negative_why(struct lik_error *err, size_t row, int feature, const char *why);
 /*
+ * Makes room for one more row in a table of *count rows (row_size bytes
+ * each) and their nf fold scores, doubling *capacity (16 at first) when
+ * full. 0, or -1 (LIK_ENOMEM; the arrays as they were) when out of memory.
+ */
+int lik_table_reserve(void **rows, size_t row_size, double **fold_scores, size_t nf,
+	size_t count, size_t *capacity, struct lik_error *err);
+/*
  * Why maps of these parameters refuse negative values (ikmap_nonnegative_reason:
  * min-max without scale 2, any kernel under scale 4), or NULL when they take them.
  */

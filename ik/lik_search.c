@@ -109,27 +109,39 @@ static int better(const struct search_state *s, double score, double than)
 	return s->regression ? score < than : score > than;
 }
 
+int lik_table_reserve(void **rows, size_t row_size, double **fold_scores, size_t nf,
+	size_t count, size_t *capacity, struct lik_error *err)
+{
+	if (count < *capacity)
+		return 0;
+	size_t grown = *capacity ? 2 * *capacity : 16;
+	void *r = realloc(*rows, grown * row_size);
+	if (r == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return -1;
+	}
+	*rows = r;
+	double *f = realloc(*fold_scores, grown * nf * sizeof *f);
+	if (f == NULL) {
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return -1;
+	}
+	*fold_scores = f;
+	*capacity = grown;
+	return 0;
+}
+
 static int append_row(struct search_state *s, const struct lik_search_row *row,
 	struct lik_error *err)
 {
 	struct lik_search_table *t = s->table;
 	size_t nf = (size_t)s->nr_fold;
-	if (t->count == s->capacity) {
-		size_t capacity = s->capacity ? 2 * s->capacity : 16;
-		struct lik_search_row *rows = realloc(t->rows, capacity * sizeof *rows);
-		if (rows == NULL) {
-			lik_fail(err, LIK_ENOMEM, "out of memory");
-			return -1;
-		}
-		t->rows = rows;
-		double *folds = realloc(t->fold_scores, capacity * nf * sizeof *folds);
-		if (folds == NULL) {
-			lik_fail(err, LIK_ENOMEM, "out of memory");
-			return -1;
-		}
-		t->fold_scores = folds;
-		s->capacity = capacity;
-	}
+	void *rows = t->rows;
+	int rc = lik_table_reserve(&rows, sizeof *t->rows, &t->fold_scores, nf, t->count,
+		&s->capacity, err);
+	t->rows = rows;
+	if (rc != 0)
+		return -1;
 	memcpy(&t->fold_scores[t->count * nf], s->folds, nf * sizeof *s->folds);
 	t->rows[t->count++] = *row;
 	if (s->opt.on_row != NULL)

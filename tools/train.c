@@ -607,6 +607,36 @@ static void append_word(char **line, size_t *len, const char *word)
 }
 
 /*
+ * Starts a printed train command: "train", -s when -C chose the solver, then
+ * the options given on the command line except -C and those whose letters
+ * are in dropped (the search's, which the command sets again).
+ */
+static void append_given_options(const struct options *o, const char *dropped, char **line,
+	size_t *len)
+{
+	char number[64];
+	append_word(line, len, "train");
+	if (!o->solver_specified) {
+		append_word(line, len, "-s");
+		snprintf(number, sizeof number, "%d", o->param.solver_type);
+		append_word(line, len, number);
+	}
+	for (int i = 1; i < o->argc && o->argv[i][0] == '-'; i++) {
+		char letter = o->argv[i][1];
+		if (option_takes_no_argument(letter)) {
+			if (letter != 'C')
+				append_word(line, len, o->argv[i]);
+			continue;
+		}
+		if (!strchr(dropped, letter)) {
+			append_word(line, len, o->argv[i]);
+			append_word(line, len, o->argv[i + 1]);
+		}
+		i++;
+	}
+}
+
+/*
  * The train command that trains the best model: the command line given,
  * without the search's options (-C -v -c -p -g -V -W -T -E), with -s when
  * -C chose it, then -g psi -c C (-p p) and the file names. Allocated.
@@ -616,26 +646,7 @@ static char *best_train_command(const struct options *o, int psi, double C, doub
 	char *line = NULL;
 	size_t len = 0;
 	char number[64];
-	append_word(&line, &len, "train");
-	if (!o->solver_specified) {
-		append_word(&line, &len, "-s");
-		snprintf(number, sizeof number, "%d", o->param.solver_type);
-		append_word(&line, &len, number);
-	}
-	int i;
-	for (i = 1; i < o->argc && o->argv[i][0] == '-'; i++) {
-		char letter = o->argv[i][1];
-		if (option_takes_no_argument(letter)) {
-			if (letter != 'C')
-				append_word(&line, &len, o->argv[i]);
-			continue;
-		}
-		if (!strchr("cpgvVWTE", letter)) {
-			append_word(&line, &len, o->argv[i]);
-			append_word(&line, &len, o->argv[i + 1]);
-		}
-		i++;
-	}
+	append_given_options(o, "cpgvVWTE", &line, &len);
 	/* acos has one width and refuses -g */
 	if (o->ik.kernel != IK_KERNEL_ACOS) {
 		append_word(&line, &len, "-g");
@@ -758,25 +769,7 @@ static char *auto_train_command(const struct options *o, const struct lik_auto_r
 	char *line = NULL;
 	size_t len = 0;
 	char number[64];
-	append_word(&line, &len, "train");
-	if (!o->solver_specified) {
-		append_word(&line, &len, "-s");
-		snprintf(number, sizeof number, "%d", o->param.solver_type);
-		append_word(&line, &len, number);
-	}
-	for (int i = 1; i < o->argc && o->argv[i][0] == '-'; i++) {
-		char letter = o->argv[i][1];
-		if (option_takes_no_argument(letter)) {
-			if (letter != 'C')
-				append_word(&line, &len, o->argv[i]);
-			continue;
-		}
-		if (!strchr("cpgvVWTEktS", letter)) {
-			append_word(&line, &len, o->argv[i]);
-			append_word(&line, &len, o->argv[i + 1]);
-		}
-		i++;
-	}
+	append_given_options(o, "cpgvVWTEktS", &line, &len);
 	if (best->kernel != LIK_KERNEL_LINEAR) {
 		append_word(&line, &len, "-k");
 		append_word(&line, &len, lik_auto_kernel_name(best->kernel));
