@@ -34,6 +34,7 @@ struct grower {
 	double *lo;
 	double *hi;
 	int *touched;
+	int ntouched;		/* of the last node: their lo and hi wait for reset_ranges */
 	int *candidates;
 	/* points, reordered so that every node owns a contiguous range */
 	int *perm;
@@ -153,7 +154,21 @@ static int grower_init(struct grower *g, const struct ikmap *map, struct feature
 	g->candidates = malloc(room * sizeof(int));
 	if (!g->count || !g->lo || !g->hi || !g->touched || !g->candidates)
 		return -1;
+	for (size_t c = 0; c < room; c++) {
+		g->lo[c] = INFINITY;
+		g->hi[c] = -INFINITY;
+	}
 	return 0;
+}
+
+/* Puts the last node's ranges back to +inf and -inf, once its split is drawn. */
+static void reset_ranges(struct grower *g)
+{
+	for (int i = 0; i < g->ntouched; i++) {
+		g->lo[g->touched[i]] = INFINITY;
+		g->hi[g->touched[i]] = -INFINITY;
+	}
+	g->ntouched = 0;
 }
 
 /* Value of local feature c in point p (0 when absent). */
@@ -176,19 +191,22 @@ static double point_value(const struct grower *g, int p, int c)
  */
 static int nonconstant_features(struct grower *g, int begin, int end)
 {
+	/*
+	 * No branch per nonzero (this loop is most of growing a tree): lo and
+	 * hi wait at +inf and -inf between nodes, so the first value of a
+	 * feature replaces both as the min and max below do, and a feature
+	 * joins touched, in the order first met, when its count leaves 0.
+	 */
 	int ntouched = 0;
 	for (int i = begin; i < end; i++) {
 		int p = g->perm[i];
 		for (int64_t e = g->start[p]; e < g->start[p + 1]; e++) {
 			int c = g->lid[e];
 			double v = g->val[e];
-			if (g->count[c]++ == 0) {
-				g->touched[ntouched++] = c;
-				g->lo[c] = g->hi[c] = v;
-			} else {
-				g->lo[c] = v < g->lo[c] ? v : g->lo[c];
-				g->hi[c] = v > g->hi[c] ? v : g->hi[c];
-			}
+			g->touched[ntouched] = c;
+			ntouched += g->count[c]++ == 0;
+			g->lo[c] = v < g->lo[c] ? v : g->lo[c];
+			g->hi[c] = v > g->hi[c] ? v : g->hi[c];
 		}
 	}
 	int ncand = 0;
@@ -203,6 +221,7 @@ static int nonconstant_features(struct grower *g, int begin, int end)
 			g->candidates[ncand++] = c;
 		g->count[c] = 0;
 	}
+	g->ntouched = ntouched;
 	return ncand;
 }
 
@@ -252,6 +271,7 @@ static void grow(struct grower *g, struct rng *r, struct tree *tr)
 		int node = g->stack[--top];
 		int ncand = end - begin > 1 ? nonconstant_features(g, begin, end) : 0;
 		if (ncand == 0) {
+			reset_ranges(g);
 			/* One point, or identical points: a leaf. */
 			tr->feature[node] = 0;
 			tr->child[node] = leaves++;
@@ -260,6 +280,7 @@ static void grow(struct grower *g, struct rng *r, struct tree *tr)
 		}
 		int c = g->candidates[rng_below(r, (uint64_t)ncand)];
 		double v = split_value(r, g->lo[c], g->hi[c]);
+		reset_ranges(g);
 		int mid = partition(g, begin, end, c, v);
 		int left = tr->nnodes;
 		tr->nnodes += 2;
