@@ -4,7 +4,11 @@
  * Format (upstream 2.50): "solver_type NAME", "nr_class N", "label l1 l2 ..."
  * (classification only), "nr_feature N", "bias %.17g", "rho %.17g"
  * (one-class only), "w", then one line per row of w holding that row's
- * nr_w weights, each printed "%.17g " (trailing space included).
+ * nr_w weights, each printed "%.17g " (trailing space included). Ours
+ * only: a model of the online solver (ONLINE_OGD_HINGE, which upstream's
+ * load_model refuses by name) also has "eta %.17g" (its param.C, when > 0)
+ * after "bias"; read only after that solver_type, unknown text elsewhere
+ * as upstream says; a file without it loads with param.C = 0.
  *
  * Both directions run under the C locale of the calling thread only
  * (uselocale), so a caller's locale with a decimal comma neither leaks
@@ -31,6 +35,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,6 +50,7 @@
 #include "linear.h"
 #include "model_shape.h"
 #include "model_stream.h"
+#include "online.h"
 
 /* Model-file names of the solver types, indexed by the enum value. */
 static const char *const solver_names[] = {
@@ -150,6 +156,8 @@ static int write_model(FILE *fp, const struct model *m)
 	put(&out, "bias %.17g\n", m->bias);
 	if (m->param.solver_type == ONECLASS_SVM)
 		put(&out, "rho %.17g\n", m->rho);
+	if (m->param.solver_type == ONLINE_OGD && m->param.C > 0)
+		put(&out, "eta %.17g\n", m->param.C);
 	put(&out, "w\n");
 	size_t w_size = model_w_size(m);
 	size_t nr_w = (size_t)model_nr_w(m);
@@ -269,7 +277,7 @@ fail:
 
 /* Which header keywords have been read. */
 struct header_seen {
-	int solver_type, nr_class, label, nr_feature, bias, rho;
+	int solver_type, nr_class, label, nr_feature, bias, rho, eta;
 };
 
 static int mark_seen(int *flag, const char *keyword)
@@ -411,6 +419,18 @@ static int read_nonnegative(FILE *fp, int *out, const char *keyword)
 	return 0;
 }
 
+/* An online model's eta: a positive finite number. */
+static int read_eta(FILE *fp, double *eta)
+{
+	if (read_double(fp, eta) != 0)
+		return -1;
+	if (!(*eta > 0) || !isfinite(*eta)) {
+		report_error("ERROR: eta must be a positive finite number in model file\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads keywords up to "w". Returns 0, or -1 after a message. */
 static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
 {
@@ -436,6 +456,9 @@ static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
 			rc = mark_seen(&seen->bias, key) || read_double(fp, &m->bias);
 		else if (t == TOKEN_OK && strcmp(key, "rho") == 0)
 			rc = mark_seen(&seen->rho, key) || read_double(fp, &m->rho);
+		else if (t == TOKEN_OK && strcmp(key, "eta") == 0 && seen->solver_type
+			&& m->param.solver_type == ONLINE_OGD)
+			rc = mark_seen(&seen->eta, key) || read_eta(fp, &m->param.C);
 		else {
 			report_error("unknown text in model file: [%s]\n", key);
 			return -1;
