@@ -1,0 +1,508 @@
+/*
+ * train_mpi.c - train-mpi: train's Newton solvers (-s 0, 2, 11) with the
+ * rows spread over MPI processes:
+ *     mpirun -n P train-mpi [options] training_set_file [model_file]
+ *
+ * Every process runs the same steps on its own rows (dist_data.h) and the
+ * same solver with the sums combined in a fixed block order
+ * (dist_newton.h), so all hold the same w; rank 0 writes the model, with
+ * save_model (atomically: a temporary file renamed into place). Errors:
+ * one message, from one process, and exit status 1 on all, no model.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "cli_number.h"
+#include "dist_data.h"
+#include "dist_newton.h"
+#include "linear.h"
+#include "model_shape.h"
+
+/* Rows per block unless -b says otherwise (see the README: memory, balance). */
+enum { DEFAULT_BLOCK_ROWS = 8192 };
+
+static const char usage_text[] =
+	"Usage: mpirun -n P train-mpi [options] training_set_file [model_file]\n"
+	"options:\n"
+	"-s type : set type of solver (default 2; only these three are distributed)\n"
+	"\t 0 -- L2-regularized logistic regression (primal)\n"
+	"\t 2 -- L2-regularized L2-loss support vector classification (primal)\n"
+	"\t11 -- L2-regularized L2-loss support vector regression (primal)\n"
+	"-c cost : set the parameter C (default 1)\n"
+	"-p epsilon : set the epsilon in loss function of SVR (default 0.1)\n"
+	"-e epsilon : set tolerance of termination criterion\n"
+	"\t-s 0 and 2\n"
+	"\t\t|f'(w)|_2 <= eps*min(pos,neg)/l*|f'(w0)|_2,\n"
+	"\t\twhere f is the primal function and pos/neg are # of\n"
+	"\t\tpositive/negative data (default 0.01)\n"
+	"\t-s 11\n"
+	"\t\t|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)\n"
+	"-B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)\n"
+	"-R : not regularize the bias; must with -B 1 to have the bias\n"
+	"-wi weight: weights adjust the parameter C of different classes\n"
+	"-q : quiet mode (no outputs)\n"
+	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
+	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
+	"     instead of its share of training_set_file\n"
+	"-b rows : rows per block, the unit of the fixed summation order (default 8192);\n"
+	"     the model is the same for any P and threads at the same -b\n";
+
+struct options {
+	struct parameter param;
+	double bias;
+	int quiet;
+	int threads;
+	int per_rank;
+	int block_rows;
+	const char *input_file;
+	char *model_file;
+};
+
+static int g_rank;
+
+/* Every process reaches this at the same point; rank 0 speaks for all. */
+static void exit_all(int status)
+{
+	MPI_Finalize();
+	exit(status);
+}
+
+static void exit_with_help(void)
+{
+	if (g_rank == 0)
+		fputs(usage_text, stdout);
+	exit_all(1);
+}
+
+static void print_null(const char *s)
+{
+	(void)s;
+}
+
+static double real_value(const char *option, const char *text)
+{
+	double v;
+	if (cli_real_option(option, text, &v) != 0)
+		exit_with_help();
+	return v;
+}
+
+static int int_value(const char *option, const char *text, int min, int max)
+{
+	int v;
+	if (cli_int_option(option, text, min, max, &v) != 0)
+		exit_with_help();
+	return v;
+}
+
+static void add_class_weight(struct parameter *param, const char *option, const char *text)
+{
+	long long label;
+	if (!cli_parse_integer(option + 2, INT_MIN, INT_MAX, &label)) {
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: -wi needs an integer class label i right after -w, not \"%s\"\n",
+				option);
+		exit_with_help();
+	}
+	double weight = real_value(option, text);
+	int n = param->nr_weight + 1;
+	int *labels = realloc(param->weight_label, (size_t)n * sizeof *labels);
+	double *weights = labels ? realloc(param->weight, (size_t)n * sizeof *weights) : NULL;
+	if (labels)
+		param->weight_label = labels;
+	if (!labels || !weights) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		exit_all(1);
+	}
+	param->weight = weights;
+	labels[n - 1] = (int)label;
+	weights[n - 1] = weight;
+	param->nr_weight = n;
+}
+
+static char *default_model_file(const char *input_file)
+{
+	const char *slash = strrchr(input_file, '/');
+	const char *base = slash ? slash + 1 : input_file;
+	size_t len = strlen(base);
+	char *name = malloc(len + sizeof ".model");
+	if (!name) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		exit_all(1);
+	}
+	memcpy(name, base, len);
+	memcpy(name + len, ".model", sizeof ".model");
+	return name;
+}
+
+static bool takes_no_argument(char letter)
+{
+	return letter == 'q' || letter == 'R' || letter == 'r';
+}
+
+static void parse_command_line(int argc, char **argv, struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->param.solver_type = L2R_L2LOSS_SVC;
+	o->param.C = 1;
+	o->param.p = 0.1;
+	o->param.eps = INFINITY;
+	o->param.regularize_bias = 1;
+	o->bias = -1;
+	o->block_rows = DEFAULT_BLOCK_ROWS;
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char letter = argv[i][1];
+		if (letter == '\0' || (argv[i][2] != '\0' && letter != 'w'))
+			exit_with_help();
+		if (takes_no_argument(letter)) {
+			if (letter == 'q')
+				o->quiet = 1;
+			else if (letter == 'R')
+				o->param.regularize_bias = 0;
+			else
+				o->per_rank = 1;
+			continue;
+		}
+		if (i + 1 >= argc)
+			exit_with_help();
+		const char *value = argv[++i];
+		switch (letter) {
+		case 's':
+			o->param.solver_type = int_value("-s", value, INT_MIN, INT_MAX);
+			break;
+		case 'c':
+			o->param.C = real_value("-c", value);
+			break;
+		case 'p':
+			o->param.p = real_value("-p", value);
+			break;
+		case 'e':
+			o->param.eps = real_value("-e", value);
+			break;
+		case 'B':
+			o->bias = real_value("-B", value);
+			break;
+		case 'w':
+			add_class_weight(&o->param, argv[i - 1], value);
+			break;
+		case 'm':
+			if (cli_thread_count(value, &o->threads) != 0)
+				exit_with_help();
+			break;
+		case 'b':
+			o->block_rows = int_value("-b", value, 1, INT_MAX);
+			break;
+		default:
+			if (g_rank == 0)
+				fprintf(stderr, "unknown option: -%c\n", letter);
+			exit_with_help();
+		}
+	}
+	if (i >= argc || argc - i > 2)
+		exit_with_help();
+	int s = o->param.solver_type;
+	if (s != L2R_LR && s != L2R_L2LOSS_SVC && s != L2R_L2LOSS_SVR) {
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: train-mpi distributes only the Newton solvers -s 0, 2 and 11;"
+				" -s %d is not one of them (use train for it)\n", s);
+		exit_all(1);
+	}
+	if (isinf(o->param.eps))
+		o->param.eps = s == L2R_L2LOSS_SVR ? 0.0001 : 0.01;
+	o->input_file = argv[i];
+	o->model_file = i + 1 < argc ? strdup(argv[i + 1]) : default_model_file(argv[i]);
+	if (!o->model_file) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		exit_all(1);
+	}
+}
+
+/* ---- classes, over all processes ---- */
+
+struct classes {
+	int nr_class;
+	int *label;		/* order of first appearance in global row order */
+	int64_t *count;		/* global rows per class */
+	int *row_class;		/* local row -> class */
+};
+
+static void classes_free(struct classes *c)
+{
+	free(c->label);
+	free(c->count);
+	free(c->row_class);
+	memset(c, 0, sizeof *c);
+}
+
+/* Where label sits in list[0..n), or -1. */
+static int find_label(const int *list, int n, int label)
+{
+	for (int k = 0; k < n; k++)
+		if (list[k] == label)
+			return k;
+	return -1;
+}
+
+/*
+ * Labels as train groups them: (int) cast, order of first appearance over
+ * the whole file, {-1, +1} swapped so that +1 comes first. Collective.
+ */
+static int group_classes(MPI_Comm comm, const struct dist_data *d, const struct options *o,
+	struct classes *c)
+{
+	int size;
+	MPI_Comm_size(comm, &size);
+	memset(c, 0, sizeof *c);
+	char msg[512] = "";
+	int ok = 1, nr_local = 0;
+	int *local = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *local);
+	int *counts = malloc((size_t)size * sizeof *counts);
+	int *displs = malloc((size_t)size * sizeof *displs);
+	c->row_class = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *c->row_class);
+	if (!local || !counts || !displs || !c->row_class) {
+		snprintf(msg, sizeof msg, "ERROR: out of memory");
+		ok = 0;
+	}
+	for (int i = 0; ok && i < d->l; i++) {
+		double y = d->y[i];
+		if (!(y > (double)INT_MIN - 1.0 && y < (double)INT_MAX + 1.0)) {
+			char file[64] = "";
+			if (o->per_rank)
+				snprintf(file, sizeof file, ".%d", g_rank);
+			snprintf(msg, sizeof msg, "train-mpi: %s%s: label %g at line %lld is not a valid class label",
+				o->input_file, file, y, (long long)(d->first_line + i + 1));
+			ok = 0;
+			break;
+		}
+		if (find_label(local, nr_local, (int)y) < 0)
+			local[nr_local++] = (int)y;
+	}
+	if (!dist_agree(comm, ok, msg))
+		goto fail;
+	MPI_Allgather(&nr_local, 1, MPI_INT, counts, 1, MPI_INT, comm);
+	int64_t all = 0;
+	for (int p = 0; p < size; p++) {
+		displs[p] = (int)all;
+		all += counts[p];
+	}
+	int *gathered = all <= INT_MAX ? malloc((size_t)(all > 0 ? all : 1) * sizeof *gathered) : NULL;
+	c->label = malloc((size_t)(all > 0 ? all : 1) * sizeof *c->label);
+	if (!dist_agree(comm, gathered && c->label, "ERROR: out of memory")) {
+		free(gathered);
+		goto fail;
+	}
+	MPI_Allgatherv(local, nr_local, MPI_INT, gathered, counts, displs, MPI_INT, comm);
+	for (int64_t k = 0; k < all; k++)
+		if (find_label(c->label, c->nr_class, gathered[k]) < 0)
+			c->label[c->nr_class++] = gathered[k];
+	free(gathered);
+	if (c->nr_class == 2 && c->label[0] == -1 && c->label[1] == 1) {
+		c->label[0] = 1;
+		c->label[1] = -1;
+	}
+	int64_t *local_count = calloc((size_t)c->nr_class, sizeof *local_count);
+	c->count = malloc((size_t)c->nr_class * sizeof *c->count);
+	if (!dist_agree(comm, local_count && c->count, "ERROR: out of memory")) {
+		free(local_count);
+		goto fail;
+	}
+	for (int i = 0; i < d->l; i++) {
+		c->row_class[i] = find_label(c->label, c->nr_class, (int)d->y[i]);
+		local_count[c->row_class[i]]++;
+	}
+	/* integer sums: exact in any order */
+	MPI_Allreduce(local_count, c->count, c->nr_class, MPI_INT64_T, MPI_SUM, comm);
+	free(local_count);
+	free(local);
+	free(counts);
+	free(displs);
+	return 0;
+fail:
+	free(local);
+	free(counts);
+	free(displs);
+	classes_free(c);
+	return -1;
+}
+
+/* ---- training ---- */
+
+struct job {
+	MPI_Comm comm;
+	const struct dist_data *d;
+	const struct dist_rows *rows;
+	const struct parameter *param;
+};
+
+/* The stopping tolerance of -s 0 and 2: relative to the smaller side, as train's. */
+static double balanced_eps(double eps, int64_t pos, int64_t total)
+{
+	int64_t smaller = pos < total - pos ? pos : total - pos;
+	return eps * (double)(smaller > 1 ? smaller : 1) / (double)total;
+}
+
+/* One problem: y[] +1/-1 (or targets) and C[] per local row; w in, solution out. */
+static int solve(const struct job *j, const double *y, const double *C, double eps, double *w)
+{
+	int s = j->param->solver_type;
+	enum l2r_loss loss = s == L2R_LR ? L2R_LOSS_LR : s == L2R_L2LOSS_SVC ? L2R_LOSS_L2SVC
+		: L2R_LOSS_L2SVR;
+	int status = dist_solve_l2r_primal(j->rows, y, C, loss, j->param->p,
+		j->param->regularize_bias, eps, w);
+	if (status == SOLVER_NOMEM) {
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: out of memory in train\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* C of each class: C times every -wi weight for its label (train's rule and warning). */
+static double class_cost(const struct parameter *param, int label)
+{
+	double cost = param->C;
+	for (int i = 0; i < param->nr_weight; i++)
+		if (param->weight_label[i] == label)
+			cost *= param->weight[i];
+	return cost;
+}
+
+static struct model *train_distributed(const struct job *j, const struct options *o)
+{
+	const struct dist_data *d = j->d;
+	const struct parameter *param = j->param;
+	struct model *m = calloc(1, sizeof *m);
+	double *y = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *y);
+	double *C = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *C);
+	double *wk = NULL;
+	struct classes c = { 0 };
+	if (!dist_agree(j->comm, m && y && C, "ERROR: out of memory"))
+		goto fail;
+	m->param = *param;
+	m->param.weight_label = NULL;	/* the model does not own the options' arrays */
+	m->param.weight = NULL;
+	m->param.nr_weight = 0;
+	m->bias = o->bias;
+	m->nr_feature = d->max_index;
+	if (param->solver_type == L2R_L2LOSS_SVR) {
+		m->nr_class = 2;
+		size_t w_size = model_w_size(m);
+		m->w = calloc(w_size > 0 ? w_size : 1, sizeof *m->w);
+		if (!dist_agree(j->comm, m->w != NULL, "ERROR: out of memory"))
+			goto fail;
+		for (int i = 0; i < d->l; i++) {
+			y[i] = d->y[i];
+			C[i] = param->C;
+		}
+		if (solve(j, y, C, param->eps, m->w) != 0)
+			goto fail;
+		goto done;
+	}
+	if (group_classes(j->comm, d, o, &c) != 0)
+		goto fail;
+	for (int i = 0; g_rank == 0 && i < param->nr_weight; i++)
+		if (find_label(c.label, c.nr_class, param->weight_label[i]) < 0)
+			fprintf(stderr, "WARNING: class label %d specified in weight is not found\n",
+				param->weight_label[i]);
+	m->nr_class = c.nr_class;
+	m->label = malloc((size_t)c.nr_class * sizeof *m->label);
+	size_t w_size = model_w_size(m);
+	int nr_w = model_nr_w(m);
+	m->w = calloc(w_size * (size_t)nr_w > 0 ? w_size * (size_t)nr_w : 1, sizeof *m->w);
+	wk = malloc((w_size > 0 ? w_size : 1) * sizeof *wk);
+	if (!dist_agree(j->comm, m->label && m->w && wk, "ERROR: out of memory"))
+		goto fail;
+	memcpy(m->label, c.label, (size_t)c.nr_class * sizeof *m->label);
+	int problems = c.nr_class == 2 ? 1 : c.nr_class;
+	for (int k = 0; k < problems; k++) {
+		/* two classes: label[0] against label[1]; more: class k against the rest (Cn = C) */
+		double Cp = class_cost(param, c.label[k]);
+		double Cn = c.nr_class == 2 ? class_cost(param, c.label[1]) : param->C;
+		for (int i = 0; i < d->l; i++) {
+			y[i] = c.row_class[i] == k ? +1 : -1;
+			C[i] = y[i] > 0 ? Cp : Cn;
+		}
+		memset(wk, 0, w_size * sizeof *wk);
+		double eps = balanced_eps(param->eps, c.count[k], d->total_rows);
+		if (solve(j, y, C, eps, wk) != 0)
+			goto fail;
+		for (size_t f = 0; f < w_size; f++)
+			m->w[f * (size_t)nr_w + (size_t)k] = wk[f];
+	}
+done:
+	classes_free(&c);
+	free(wk);
+	free(y);
+	free(C);
+	return m;
+fail:
+	classes_free(&c);
+	free(wk);
+	free(y);
+	free(C);
+	if (m)
+		free_and_destroy_model(&m);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		fprintf(stderr, "train-mpi: MPI_Init failed\n");
+		return 1;
+	}
+	MPI_Comm comm = MPI_COMM_WORLD;
+	MPI_Comm_rank(comm, &g_rank);
+	struct options o;
+	parse_command_line(argc, argv, &o);
+	if (o.quiet || g_rank != 0)
+		set_print_string_function(print_null);
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+	struct dist_data d;
+	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, o.bias, &d) != 0)
+		exit_all(1);
+	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
+		.n = d.n, .bias = o.bias };
+	const char *error = check_parameter(&checked, &o.param);
+	if (error) {
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: %s\n", error);
+		exit_all(1);
+	}
+	int *block_begin = malloc((size_t)(d.nr_blocks + 1) * sizeof *block_begin);
+	if (!dist_agree(comm, block_begin != NULL, "ERROR: out of memory"))
+		exit_all(1);
+	for (int k = 0; k <= d.nr_blocks; k++)
+		block_begin[k] = dist_block_begin(&d, k);
+	struct row_set X = rows_sparse(d.l, d.n, d.x);
+	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
+	struct job j = { comm, &d, &rows, &o.param };
+	struct model *m = train_distributed(&j, &o);
+	int ok = m != NULL;
+	if (ok && g_rank == 0 && save_model(o.model_file, m) != 0) {
+		fprintf(stderr, "can't save model to file %s\n", o.model_file);
+		ok = 0;
+	}
+	/* every process exits with rank 0's verdict on the model file */
+	MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+	if (m)
+		free_and_destroy_model(&m);
+	free(block_begin);
+	dist_data_free(&d);
+	destroy_param(&o.param);
+	free(o.model_file);
+	MPI_Finalize();
+	return ok ? 0 : 1;
+}

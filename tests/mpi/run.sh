@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# tests/mpi/run.sh - train-mpi's tests (make mpi-check; make check runs them
+# when mpicc and mpirun exist). Run from the repository root after
+# `make mpi`. Each check prints PASS or FAIL; without mpirun or train-mpi
+# the whole suite prints SKIPPED and counts nothing as passed.
+#
+# What is checked, against expectations that do not come from train-mpi:
+#  - the model file is byte-identical for 1, 2, 3 and 4 processes (-s 0,
+#    2, 11; a9a and ijcnn1) and for 1 and 2 threads per process;
+#  - it is train's optimum: the same header, and w within a relative
+#    distance of 1e-3 of train's w (train stops at the same relative
+#    gradient tolerance, so both lie that close to the one optimum);
+#  - errors: a bad line in the third process's share names the file and
+#    its line in the whole file, exit 1, no model file; the same for a
+#    per-rank file (-r); an unknown file; a solver that is not distributed;
+#  - a process killed during training leaves no model file (nor temporary).
+# Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
+set -u
+
+DATA=${LIBLINEAR_IK_DATA:-../shared/data}
+MPIRUN=${MPIRUN:-mpirun}
+ROOT=$(pwd)
+TRAIN_MPI=$ROOT/train-mpi
+TRAIN=$ROOT/train
+
+if ! command -v "$MPIRUN" >/dev/null 2>&1 || [ ! -x "$TRAIN_MPI" ]; then
+	echo "mpi tests: SKIPPED ($MPIRUN or ./train-mpi not found)"
+	exit 0
+fi
+MPI_OPTS=()
+if "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
+	# Open MPI: more processes than cores on a small machine; as root in CI
+	MPI_OPTS+=(--oversubscribe)
+	[ "$(id -u)" = 0 ] && MPI_OPTS+=(--allow-run-as-root)
+fi
+
+pass=0
+fail=0
+check() {	# check NAME STATUS(0 = pass)
+	if [ "$2" = 0 ]; then
+		echo "PASS $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+
+TMP=$(mktemp -d /tmp/train-mpi-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+for set in a9a/a9a.train ijcnn1/ijcnn1.train; do
+	if ! xz -dc "$DATA/$set.xz" >"$TMP/$(basename "${set%.train}")"; then
+		echo "mpi tests: cannot read $DATA/$set.xz"
+		exit 1
+	fi
+done
+
+# mpi N ARGS...: train-mpi on N processes, quiet mpirun, one thread each
+# unless ARGS say otherwise (more threads than the two cores only thrash)
+mpi() {
+	local n=$1
+	shift
+	"$MPIRUN" "${MPI_OPTS[@]}" -n "$n" "$TRAIN_MPI" "$@"
+}
+
+# w_close A B: the same header and |w_A - w_B| <= 1e-3 |w_B|
+w_close() {
+	cmp -s <(sed '/^w$/q' "$1") <(sed '/^w$/q' "$2") || return 1
+	paste -d ' ' <(sed '1,/^w$/d' "$1") <(sed '1,/^w$/d' "$2") | awk '
+		{ h = NF / 2; for (k = 1; k <= h; k++) { d = $k - $(k + h); s += d * d; t += $(k + h) * $(k + h) } }
+		END { if (t == 0 || sqrt(s / t) > 1e-3) { printf "relative distance %g\n", (t ? sqrt(s / t) : -1); exit 1 } }'
+}
+
+cd "$TMP" || exit 1
+for set in a9a ijcnn1; do
+	for s in 0 2 11; do
+		ok=0
+		for n in 1 2 3 4; do
+			mpi "$n" -q -m 1 -s "$s" "$set" "$set.$s.n$n" >/dev/null 2>&1 || ok=1
+		done
+		for n in 2 3 4; do
+			cmp -s "$set.$s.n1" "$set.$s.n$n" || ok=1
+		done
+		check "$set -s $s: identical model files for 1, 2, 3, 4 processes" $ok
+		"$TRAIN" -q -s "$s" "$set" "$set.$s.train" >/dev/null 2>&1
+		w_close "$set.$s.n1" "$set.$s.train"
+		check "$set -s $s: train's optimum" $?
+	done
+done
+
+# threads: two per process give the same bits
+mpi 2 -q -m 2 -s 0 a9a a9a.m2 >/dev/null 2>&1 && cmp -s a9a.m2 a9a.0.n1
+check "a9a -s 0: 2 processes x 2 threads = 1 process x 1 thread" $?
+
+# -B 1, -wi and a three-class problem: still the same file for 1 and 3 processes
+head -n 3000 a9a | awk '{ if (NR % 3 == 0) $1 = 2; print }' >three
+mpi 1 -q -m 1 -s 0 -B 1 -w2 3 -b 400 three three.n1 >/dev/null 2>&1
+mpi 3 -q -m 1 -s 0 -B 1 -w2 3 -b 400 three three.n3 >/dev/null 2>&1
+cmp -s three.n1 three.n3 && "$TRAIN" -q -s 0 -B 1 -w2 3 three three.train && w_close three.n1 three.train
+check "3 classes, -B 1, -w2 3: identical for 1 and 3 processes, train's optimum" $?
+
+# per-rank files: a9a split into 3 files; same optimum as train on the whole
+split -n l/3 -d -a 1 a9a part.
+mv part.0 a9a.split.0 && mv part.1 a9a.split.1 && mv part.2 a9a.split.2
+mpi 3 -q -m 1 -r a9a.split a9a.split.model >/dev/null 2>&1 && w_close a9a.split.model a9a.2.train
+check "-r: a9a.split.0..2 on 3 processes gives train's optimum" $?
+
+# a bad line in the third process's share (4 processes, blocks of 8192:
+# rank 2 holds lines 16385..24576): named by its line in the whole file
+sed '20000s/^\([^ ]*\) /\1 3:abc /' a9a >bad
+mpi 4 -m 1 bad bad.model >out 2>err
+rc=$?
+[ $rc = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad: Wrong input format at line 20000: " err \
+	&& [ "$(grep -c 'Wrong input format' err)" = 1 ] && ! ls bad.model.* >/dev/null 2>&1
+check "bad line 20000 in rank 2's share: one message with its global line, exit 1, no model" $?
+
+cp a9a.split.2 bad.2 && cp a9a.split.0 bad.0 && cp a9a.split.1 bad.1
+sed -i '7s/^[^ ]* /x /' bad.1
+mpi 3 -m 1 -r bad bad.model >out 2>err
+rc=$?
+[ $rc = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad.1: Wrong input format at line 7: " err
+check "-r: bad line 7 of bad.1 named with its file, exit 1, no model" $?
+
+mpi 2 -m 1 no-such-file nofile.model >out 2>err
+[ $? = 1 ] && [ ! -e nofile.model ] && grep -q "can't open input file no-such-file" err
+check "missing training file: exit 1, message, no model" $?
+
+mpi 2 -m 1 -s 1 a9a dual.model >out 2>err
+[ $? = 1 ] && [ ! -e dual.model ] && grep -q "only the Newton solvers -s 0, 2 and 11" err
+check "-s 1 refused, naming the solvers that work" $?
+
+# a process killed while training: no model file, no temporary file.
+# (A long run: many Newton iterations at a tight tolerance and large C.)
+cat ijcnn1 ijcnn1 ijcnn1 ijcnn1 >big
+mkdir killed && cd killed || exit 1
+"$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$TRAIN_MPI" -m 1 -s 0 -c 1000 -e 1e-12 ../big big.model >out 2>err &
+runner=$!
+victim=
+for _ in $(seq 1 100); do
+	if grep -q "^iter" out 2>/dev/null; then
+		victim=$(ps -o pid= --ppid "$runner" | tail -n 1 | tr -d ' ')
+		[ -n "$victim" ] && break
+	fi
+	sleep 0.1
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$runner"
+rc=$?
+[ -n "$victim" ] && [ "$rc" != 0 ] && [ -z "$(ls)" -o "$(ls | tr '\n' ' ')" = "err out " ]
+check "a process killed during training: mpirun fails, no model or temporary file" $?
+cd ..
+
+echo "mpi tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
