@@ -746,8 +746,8 @@ MPI_HDR = $(wildcard mpi/*.h)
 .PHONY: mpi mpi-check mpi-check-if-present clean-mpi
 mpi: train-mpi
 
-mpi/%.o: mpi/%.c $(MPI_HDR) $(LIB_HDR) $(TOOLS_HDR)
-	$(MPICC) $(ALL_CFLAGS) -Iliblinear -Itools -Impi -c -o $@ $<
+mpi/%.o: mpi/%.c $(MPI_HDR) $(LIB_HDR) $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR)
+	$(MPICC) $(ALL_CFLAGS) $(TOOLS_CFLAGS) -Impi -c -o $@ $<
 
 train-mpi: $(MPI_OBJ) $(PROGRAM_DEPS)
 	$(MPICC) -o $@ $(MPI_OBJ) $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)

@@ -296,6 +296,7 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 	d->first_block = b0;
 	d->nr_blocks = b1 - b0;
 	d->first_line = (int64_t)b0 * d->block_rows;
+	d->first_row = d->first_line;	/* every line is a row */
 	ok = 1;
 	if (b1 > b0) {
 		buf = read_range(f, all_starts[b0], all_starts[b1]);
@@ -351,6 +352,10 @@ static int read_per_rank(MPI_Comm comm, const char *path, struct dist_data *d,
 		return -1;
 	int64_t rows = s->l;
 	MPI_Allreduce(&rows, &d->total_rows, 1, MPI_INT64_T, MPI_SUM, comm);
+	/* rows of the files of lower ranks: an exact integer prefix sum */
+	MPI_Exscan(&rows, &d->first_row, 1, MPI_INT64_T, MPI_SUM, comm);
+	if (rank == 0)
+		d->first_row = 0;
 	int nb = (int)((rows + d->block_rows - 1) / d->block_rows);
 	int *counts = malloc((size_t)size * sizeof *counts);
 	if (!dist_agree(comm, counts != NULL, "train-mpi: out of memory")) {

@@ -43,6 +43,7 @@ struct dist_data {
 	struct feature_node **x;	/* their rows, each ended by index -1 */
 	struct feature_node *nodes;	/* storage of every row */
 	int64_t first_line;		/* lines of the file(s) before row 0 here (for messages) */
+	int64_t first_row;		/* global number of row 0 here (rows in rank order) */
 	int64_t total_rows;		/* rows over all processes */
 	int max_index;			/* largest feature index over all processes */
 	int n;				/* features, bias included */

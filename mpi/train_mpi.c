@@ -16,13 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <mpi.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 #include "cli_number.h"
 #include "dist_data.h"
+#include "dist_kernel.h"
 #include "dist_newton.h"
+#include "ik_model.h"
+#include "ik_options.h"
+#include "lik_internal.h"
 #include "linear.h"
 #include "model_shape.h"
 
@@ -53,7 +59,10 @@ static const char usage_text[] =
 	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
 	"     instead of its share of training_set_file\n"
 	"-b rows : rows per block, the unit of the fixed summation order (default 8192);\n"
-	"     the model is the same for any P and threads at the same -b\n";
+	"     the model is the same for any P and threads at the same -b\n"
+	"-k type : map the rows through a kernel first, as train -k: 1|anne, 2|iforest,\n"
+	"     3|minmax, 4|acos; writes MODEL and MODEL.ik, the map the same as train's\n"
+	"-t T, -g psi, -r seed, -S 0|1, -d auto|cpu|gpu : the map's options, as train's\n";
 
 struct options {
 	struct parameter param;
@@ -64,6 +73,7 @@ struct options {
 	int block_rows;
 	const char *input_file;
 	char *model_file;
+	struct ik_options ik;
 };
 
 static int g_rank;
@@ -145,7 +155,7 @@ static char *default_model_file(const char *input_file)
 
 static bool takes_no_argument(char letter)
 {
-	return letter == 'q' || letter == 'R' || letter == 'r';
+	return letter == 'q' || letter == 'R' || letter == 'F';
 }
 
 static void parse_command_line(int argc, char **argv, struct options *o)
@@ -158,6 +168,7 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	o->param.regularize_bias = 1;
 	o->bias = -1;
 	o->block_rows = DEFAULT_BLOCK_ROWS;
+	ik_options_default(&o->ik);
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		char letter = argv[i][1];
@@ -175,6 +186,11 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		if (i + 1 >= argc)
 			exit_with_help();
 		const char *value = argv[++i];
+		int ik = ik_options_parse(&o->ik, letter, value);
+		if (ik < 0)
+			exit_with_help();
+		if (ik > 0)
+			continue;
 		switch (letter) {
 		case 's':
 			o->param.solver_type = int_value("-s", value, INT_MIN, INT_MAX);
@@ -392,7 +408,7 @@ static struct model *train_distributed(const struct job *j, const struct options
 	m->param.weight = NULL;
 	m->param.nr_weight = 0;
 	m->bias = o->bias;
-	m->nr_feature = d->max_index;
+	m->nr_feature = j->rows->X->n - (o->bias >= 0 ? 1 : 0);
 	if (param->solver_type == L2R_L2LOSS_SVR) {
 		m->nr_class = 2;
 		size_t w_size = model_w_size(m);
@@ -454,6 +470,68 @@ fail:
 	return NULL;
 }
 
+/*
+ * Ranks other than 0 parse the command line with stderr on /dev/null: the
+ * parsers print why a value is bad, and one process speaks for all.
+ */
+static void parse_quietly_unless_rank_0(int argc, char **argv, struct options *o)
+{
+	int saved = -1;
+	if (g_rank != 0) {
+		int null = open("/dev/null", O_WRONLY);
+		saved = null >= 0 ? dup(2) : -1;
+		if (saved >= 0)
+			dup2(null, 2);
+		if (null >= 0)
+			close(null);
+	}
+	parse_command_line(argc, argv, o);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+}
+
+/* The map's options, checked before any data is read. */
+static int kernel_options(MPI_Comm comm, const struct options *o, struct lik_map_params *kernel)
+{
+	*kernel = ik_options_kernel(&o->ik, o->threads);
+	struct lik_error err;
+	char msg[600] = "";
+	const char *why = dist_kernel_check(kernel);
+	int ok = 1;
+	if (why != NULL) {
+		snprintf(msg, sizeof msg, "ERROR: %s", why);
+		ok = 0;
+	} else if (lik_map_params_check(kernel, &err) != 0) {
+		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
+		ok = 0;
+	} else if (g_rank == 0 && ik_model_check_outputs(o->model_file, &err) != 0) {
+		/* MODEL and MODEL.ik must be files we may replace: refused before any work */
+		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
+		ok = 0;
+	}
+	return dist_agree(comm, ok, msg) ? 0 : -1;
+}
+
+/* Rank 0 writes the model (with its map: MODEL.ik, then MODEL, each atomically). */
+static int save_on_rank_0(const struct model *m, const struct lik_map *map, const char *path)
+{
+	if (map == NULL) {
+		if (save_model(path, m) == 0)
+			return 0;
+		fprintf(stderr, "can't save model to file %s\n", path);
+		return -1;
+	}
+	struct lik_error err;
+	struct lik_model *pair = lik_model_assemble(m, map, &err);
+	int rc = pair != NULL ? lik_model_save(path, pair, &err) : -1;
+	if (rc != 0)
+		lik_error_print(&err);
+	lik_model_free(&pair);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -463,18 +541,25 @@ int main(int argc, char **argv)
 	MPI_Comm comm = MPI_COMM_WORLD;
 	MPI_Comm_rank(comm, &g_rank);
 	struct options o;
-	parse_command_line(argc, argv, &o);
-	if (o.quiet || g_rank != 0)
+	parse_quietly_unless_rank_0(argc, argv, &o);
+	if (o.quiet || g_rank != 0) {
 		set_print_string_function(print_null);
+		lik_set_print_string_function(print_null);
+	}
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
 #endif
+	int kernel = o.ik.kernel != IK_KERNEL_NONE;
+	struct lik_map_params kernel_params;
+	if (kernel && kernel_options(comm, &o, &kernel_params) != 0)
+		exit_all(1);
+	/* the map reads rows without the bias node; the mapped rows get their own */
 	struct dist_data d;
-	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, o.bias, &d) != 0)
+	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias, &d) != 0)
 		exit_all(1);
 	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
-		.n = d.n, .bias = o.bias };
+		.n = d.n + (kernel && o.bias >= 0 ? 1 : 0), .bias = o.bias };
 	const char *error = check_parameter(&checked, &o.param);
 	if (error) {
 		if (g_rank == 0)
@@ -487,18 +572,34 @@ int main(int argc, char **argv)
 	for (int k = 0; k <= d.nr_blocks; k++)
 		block_begin[k] = dist_block_begin(&d, k);
 	struct row_set X = rows_sparse(d.l, d.n, d.x);
+	struct lik_map *map = NULL;
+	void *cells = NULL;
+	if (kernel) {
+		map = dist_map_build(comm, &d, &kernel_params, o.input_file, o.per_rank);
+		if (map == NULL)
+			exit_all(1);
+		/* each process maps its own rows, on its threads (and GPU, -d) */
+		struct lik_error err;
+		cells = lik_map_row_set(map->map, d.x, (size_t)d.l, o.bias, kernel_params.device,
+			kernel_params.threads, &X, &err);
+		char msg[600] = "";
+		if (cells == NULL)
+			snprintf(msg, sizeof msg, "ERROR: %s", err.message);
+		if (!dist_agree(comm, cells != NULL, msg))
+			exit_all(1);
+	}
 	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
 	struct job j = { comm, &d, &rows, &o.param };
 	struct model *m = train_distributed(&j, &o);
 	int ok = m != NULL;
-	if (ok && g_rank == 0 && save_model(o.model_file, m) != 0) {
-		fprintf(stderr, "can't save model to file %s\n", o.model_file);
+	if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
 		ok = 0;
-	}
 	/* every process exits with rank 0's verdict on the model file */
 	MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
 	if (m)
 		free_and_destroy_model(&m);
+	free(cells);
+	lik_map_free(&map);
 	free(block_begin);
 	dist_data_free(&d);
 	destroy_param(&o.param);

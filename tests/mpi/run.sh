@@ -12,7 +12,11 @@
 #    gradient tolerance, so both lie that close to the one optimum);
 #  - errors: a bad line in the third process's share names the file and
 #    its line in the whole file, exit 1, no model file; the same for a
-#    per-rank file (-r); an unknown file; a solver that is not distributed;
+#    per-rank file (-F); an unknown file; a solver that is not distributed;
+#  - -k: MODEL and MODEL.ik byte-identical for 1 to 4 processes, MODEL.ik
+#    identical to train -k's (the same seed draws the same rows), MODEL
+#    train -k's optimum; -F files give train -k's map of their
+#    concatenation; a negative value for -k minmax named by its line;
 #  - a process killed during training leaves no model file (nor temporary).
 # Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
 set -u
@@ -102,8 +106,49 @@ check "3 classes, -B 1, -w2 3: identical for 1 and 3 processes, train's optimum"
 # per-rank files: a9a split into 3 files; same optimum as train on the whole
 split -n l/3 -d -a 1 a9a part.
 mv part.0 a9a.split.0 && mv part.1 a9a.split.1 && mv part.2 a9a.split.2
-mpi 3 -q -m 1 -r a9a.split a9a.split.model >/dev/null 2>&1 && w_close a9a.split.model a9a.2.train
-check "-r: a9a.split.0..2 on 3 processes gives train's optimum" $?
+mpi 3 -q -m 1 -F a9a.split a9a.split.model >/dev/null 2>&1 && w_close a9a.split.model a9a.2.train
+check "-F: a9a.split.0..2 on 3 processes gives train's optimum" $?
+
+# -k: each run in its own folder, so that the trailer line naming MODEL.ik is the same
+kernel_runs() {	# kernel_runs NAME DATA "PROCESS COUNTS" OPTIONS...
+	local name=$1 data=$2 counts=$3
+	shift 3
+	local ok=0
+	for n in $counts; do
+		mkdir -p "$name/n$n" "$name/train"
+		mpi "$n" -q -m 1 "$@" "$data" "$name/n$n/m" >/dev/null 2>&1 || ok=1
+	done
+	"$TRAIN" -q -s 2 "$@" "$data" "$name/train/m" >/dev/null 2>&1 || ok=1
+	local first
+	first=$(set -- $counts; echo "$1")
+	for n in $counts; do
+		cmp -s "$name/n$first/m" "$name/n$n/m" && cmp -s "$name/n$first/m.ik" "$name/n$n/m.ik" || ok=1
+	done
+	check "$name: MODEL and MODEL.ik identical for processes $counts" $ok
+	cmp -s "$name/n$first/m.ik" "$name/train/m.ik"
+	check "$name: MODEL.ik identical to train -k's" $?
+	w_close "$name/n$first/m" "$name/train/m"
+	check "$name: train -k's optimum" $?
+}
+kernel_runs a9a-anne a9a "1 2 3 4" -k anne
+kernel_runs ijcnn1-iforest ijcnn1 "1 3" -k iforest -t 20 -B 1
+kernel_runs a9a-minmax a9a "1 2" -k minmax -t 20 -r 7
+
+mkdir -p split-k split-k-train
+mpi 3 -q -m 1 -F -k anne -t 30 a9a.split split-k/m >/dev/null 2>&1 \
+	&& "$TRAIN" -q -s 2 -k anne -t 30 a9a split-k-train/m >/dev/null 2>&1 \
+	&& cmp -s split-k/m.ik split-k-train/m.ik && w_close split-k/m split-k-train/m
+check "-F -k: three files give train -k's map and optimum on their concatenation" $?
+
+sed '20000s/^\([^ ]*\) \([0-9]*\):1 /\1 \2:-1 /' a9a >negative
+mpi 4 -m 1 -k minmax negative neg.model >out 2>err
+[ $? = 1 ] && [ ! -e neg.model ] && [ ! -e neg.model.ik ] \
+	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative" err
+check "-k minmax: a negative value in rank 2's share named by its line, exit 1, no model" $?
+
+mpi 2 -m 1 -k anne -S 2 a9a s2.model >out 2>err
+[ $? = 1 ] && [ ! -e s2.model ] && grep -q "takes -S 0 or 1" err
+check "-k -S 2 refused with the reason" $?
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
 # rank 2 holds lines 16385..24576): named by its line in the whole file
@@ -116,10 +161,10 @@ check "bad line 20000 in rank 2's share: one message with its global line, exit 
 
 cp a9a.split.2 bad.2 && cp a9a.split.0 bad.0 && cp a9a.split.1 bad.1
 sed -i '7s/^[^ ]* /x /' bad.1
-mpi 3 -m 1 -r bad bad.model >out 2>err
+mpi 3 -m 1 -F bad bad.model >out 2>err
 rc=$?
 [ $rc = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad.1: Wrong input format at line 7: " err
-check "-r: bad line 7 of bad.1 named with its file, exit 1, no model" $?
+check "-F: bad line 7 of bad.1 named with its file, exit 1, no model" $?
 
 mpi 2 -m 1 no-such-file nofile.model >out 2>err
 [ $? = 1 ] && [ ! -e nofile.model ] && grep -q "can't open input file no-such-file" err
