@@ -27,11 +27,29 @@ long long dist_bytes_sent(void)
 	return bytes_sent;
 }
 
-struct dist_objective {
+/* This rank's place in the chain that adds block results in block order. */
+struct chain {
 	MPI_Comm comm;
 	int rank, size;
 	bool receives;		/* some rank before this one holds blocks */
 	bool sends;		/* the next rank receives */
+	int nr_blocks;
+};
+
+static struct chain chain_of(const struct dist_rows *rows)
+{
+	struct chain c;
+	c.comm = rows->comm;
+	MPI_Comm_rank(c.comm, &c.rank);
+	MPI_Comm_size(c.comm, &c.size);
+	c.receives = rows->first_block_of_rank[c.rank] > 0;
+	c.sends = c.rank + 1 < c.size && rows->first_block_of_rank[c.rank + 1] > 0;
+	c.nr_blocks = rows->nr_blocks;
+	return c;
+}
+
+struct dist_objective {
+	struct chain chain;
 	int nr_blocks;
 	struct row_set *views;	/* one per block */
 	struct l2r_objective *blocks;
@@ -67,7 +85,7 @@ static struct row_set block_view(const struct row_set *X, int begin, int end)
  * order, the first block copied rather than added to 0 (as l2r_primal.c's
  * add_parts_to). Collective; every rank gets the same bits.
  */
-static void combine(struct dist_objective *o, const double *parts, size_t stride, size_t m,
+static void combine(const struct chain *o, const double *parts, size_t stride, size_t m,
 	double *out)
 {
 	for (size_t lo = 0; lo < m; lo += SLICE) {
@@ -101,14 +119,14 @@ static void combine(struct dist_objective *o, const double *parts, size_t stride
 static double combine_scalars(struct dist_objective *o)
 {
 	double total = 0;
-	combine(o, o->scalar, 1, 1, &total);
+	combine(&o->chain, o->scalar, 1, 1, &total);
 	return total;
 }
 
 /* Large vectors are combined one slice of columns at a time; m fits an int per slice. */
 static void combine_vectors(struct dist_objective *o, double *out)
 {
-	combine(o, o->partial, o->n, o->n, out);
+	combine(&o->chain, o->partial, o->n, o->n, out);
 }
 
 static double d_value(void *ctx, const double *w)
@@ -196,11 +214,7 @@ static int objective_init(struct dist_objective *o, const struct dist_rows *rows
 	const double *y, const double *C, enum l2r_loss loss, double p, int regularize_bias)
 {
 	memset(o, 0, sizeof *o);
-	o->comm = rows->comm;
-	MPI_Comm_rank(o->comm, &o->rank);
-	MPI_Comm_size(o->comm, &o->size);
-	o->receives = rows->first_block_of_rank[o->rank] > 0;
-	o->sends = o->rank + 1 < o->size && rows->first_block_of_rank[o->rank + 1] > 0;
+	o->chain = chain_of(rows);
 	o->nr_blocks = rows->nr_blocks;
 	o->n = rows->X->n > 0 ? (size_t)rows->X->n : 0;
 	o->n_reg = (!regularize_bias && o->n > 0) ? o->n - 1 : o->n;
@@ -254,4 +268,11 @@ int dist_solve_l2r_primal(const struct dist_rows *rows, const double *y, const d
 	int status = newton_minimize(&f, &par, w);
 	objective_free(&o);
 	return status;
+}
+
+void dist_combine(const struct dist_rows *rows, const double *parts, size_t stride, size_t m,
+	double *out)
+{
+	struct chain c = chain_of(rows);
+	combine(&c, parts, stride, m, out);
 }

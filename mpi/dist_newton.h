@@ -46,6 +46,14 @@ struct dist_rows {
 int dist_solve_l2r_primal(const struct dist_rows *rows, const double *y, const double *C,
 	enum l2r_loss loss, double p, int regularize_bias, double eps, double *w);
 
+/*
+ * Collective: out[0..m) = the sum over all blocks of all ranks of the
+ * blocks' m-vectors (this rank's block k at parts + k * stride), added in
+ * global block order; the same bits on every rank.
+ */
+void dist_combine(const struct dist_rows *rows, const double *parts, size_t stride, size_t m,
+	double *out);
+
 /* Bytes this process has sent in combining sums since the start (for the benchmark). */
 long long dist_bytes_sent(void);
 

@@ -26,10 +26,12 @@
 #include "dist_data.h"
 #include "dist_kernel.h"
 #include "dist_newton.h"
+#include "folds.h"
 #include "ik_model.h"
 #include "ik_options.h"
 #include "lik_internal.h"
 #include "linear.h"
+#include "linear_rows.h"
 #include "model_shape.h"
 
 /* Rows per block unless -b says otherwise (see the README: memory, balance). */
@@ -54,6 +56,7 @@ static const char usage_text[] =
 	"-B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)\n"
 	"-R : not regularize the bias; must with -B 1 to have the bias\n"
 	"-wi weight: weights adjust the parameter C of different classes\n"
+	"-v n: n-fold cross validation mode (train -v's folds, by global row number)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
 	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
@@ -71,6 +74,7 @@ struct options {
 	int threads;
 	int per_rank;
 	int block_rows;
+	int nr_fold;		/* -v n; 0: train */
 	const char *input_file;
 	char *model_file;
 	struct ik_options ik;
@@ -216,6 +220,14 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			break;
 		case 'b':
 			o->block_rows = int_value("-b", value, 1, INT_MAX);
+			break;
+		case 'v':
+			o->nr_fold = int_value("-v", value, INT_MIN, INT_MAX);
+			if (o->nr_fold < 2) {
+				if (g_rank == 0)
+					fprintf(stderr, "n-fold cross validation: n must >= 2\n");
+				exit_with_help();
+			}
 			break;
 		default:
 			if (g_rank == 0)
@@ -392,7 +404,15 @@ static double class_cost(const struct parameter *param, int label)
 	return cost;
 }
 
-static struct model *train_distributed(const struct job *j, const struct options *o)
+/*
+ * One model on every process alike. c: the classes (NULL for -s 11).
+ * held_out (NULL: none): local rows left out (cross-validation), given
+ * cost 0, which takes them out of every sum exactly (their loss, gradient
+ * and Hessian terms are zeros the solver skips); counts of the training
+ * rows come with held_count (per class, then the total; NULL: none).
+ */
+static struct model *train_distributed(const struct job *j, const struct options *o,
+	const struct classes *c, const unsigned char *held_out, const int64_t *held_count)
 {
 	const struct dist_data *d = j->d;
 	const struct parameter *param = j->param;
@@ -400,7 +420,6 @@ static struct model *train_distributed(const struct job *j, const struct options
 	double *y = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *y);
 	double *C = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *C);
 	double *wk = NULL;
-	struct classes c = { 0 };
 	if (!dist_agree(j->comm, m && y && C, "ERROR: out of memory"))
 		goto fail;
 	m->param = *param;
@@ -409,7 +428,7 @@ static struct model *train_distributed(const struct job *j, const struct options
 	m->param.nr_weight = 0;
 	m->bias = o->bias;
 	m->nr_feature = j->rows->X->n - (o->bias >= 0 ? 1 : 0);
-	if (param->solver_type == L2R_L2LOSS_SVR) {
+	if (c == NULL) {
 		m->nr_class = 2;
 		size_t w_size = model_w_size(m);
 		m->w = calloc(w_size > 0 ? w_size : 1, sizeof *m->w);
@@ -417,57 +436,186 @@ static struct model *train_distributed(const struct job *j, const struct options
 			goto fail;
 		for (int i = 0; i < d->l; i++) {
 			y[i] = d->y[i];
-			C[i] = param->C;
+			C[i] = held_out && held_out[i] ? 0 : param->C;
 		}
 		if (solve(j, y, C, param->eps, m->w) != 0)
 			goto fail;
 		goto done;
 	}
-	if (group_classes(j->comm, d, o, &c) != 0)
-		goto fail;
-	for (int i = 0; g_rank == 0 && i < param->nr_weight; i++)
-		if (find_label(c.label, c.nr_class, param->weight_label[i]) < 0)
-			fprintf(stderr, "WARNING: class label %d specified in weight is not found\n",
-				param->weight_label[i]);
-	m->nr_class = c.nr_class;
-	m->label = malloc((size_t)c.nr_class * sizeof *m->label);
+	m->nr_class = c->nr_class;
+	m->label = malloc((size_t)c->nr_class * sizeof *m->label);
 	size_t w_size = model_w_size(m);
 	int nr_w = model_nr_w(m);
 	m->w = calloc(w_size * (size_t)nr_w > 0 ? w_size * (size_t)nr_w : 1, sizeof *m->w);
 	wk = malloc((w_size > 0 ? w_size : 1) * sizeof *wk);
 	if (!dist_agree(j->comm, m->label && m->w && wk, "ERROR: out of memory"))
 		goto fail;
-	memcpy(m->label, c.label, (size_t)c.nr_class * sizeof *m->label);
-	int problems = c.nr_class == 2 ? 1 : c.nr_class;
+	memcpy(m->label, c->label, (size_t)c->nr_class * sizeof *m->label);
+	int problems = c->nr_class == 2 ? 1 : c->nr_class;
+	int64_t total = d->total_rows - (held_count ? held_count[c->nr_class] : 0);
 	for (int k = 0; k < problems; k++) {
 		/* two classes: label[0] against label[1]; more: class k against the rest (Cn = C) */
-		double Cp = class_cost(param, c.label[k]);
-		double Cn = c.nr_class == 2 ? class_cost(param, c.label[1]) : param->C;
+		double Cp = class_cost(param, c->label[k]);
+		double Cn = c->nr_class == 2 ? class_cost(param, c->label[1]) : param->C;
 		for (int i = 0; i < d->l; i++) {
-			y[i] = c.row_class[i] == k ? +1 : -1;
-			C[i] = y[i] > 0 ? Cp : Cn;
+			y[i] = c->row_class[i] == k ? +1 : -1;
+			C[i] = held_out && held_out[i] ? 0 : y[i] > 0 ? Cp : Cn;
 		}
 		memset(wk, 0, w_size * sizeof *wk);
-		double eps = balanced_eps(param->eps, c.count[k], d->total_rows);
-		if (solve(j, y, C, eps, wk) != 0)
+		int64_t pos = c->count[k] - (held_count ? held_count[k] : 0);
+		if (solve(j, y, C, balanced_eps(param->eps, pos, total), wk) != 0)
 			goto fail;
 		for (size_t f = 0; f < w_size; f++)
 			m->w[f * (size_t)nr_w + (size_t)k] = wk[f];
 	}
 done:
-	classes_free(&c);
 	free(wk);
 	free(y);
 	free(C);
 	return m;
 fail:
-	classes_free(&c);
 	free(wk);
 	free(y);
 	free(C);
 	if (m)
 		free_and_destroy_model(&m);
 	return NULL;
+}
+
+/* The classes of -s 0 and 2 (and train's warning for a -wi label that is not there). */
+static int classes_of(const struct job *j, const struct options *o, struct classes *c)
+{
+	memset(c, 0, sizeof *c);
+	if (j->param->solver_type == L2R_L2LOSS_SVR)
+		return 0;
+	if (group_classes(j->comm, j->d, o, c) != 0)
+		return -1;
+	for (int i = 0; g_rank == 0 && i < j->param->nr_weight; i++)
+		if (find_label(c->label, c->nr_class, j->param->weight_label[i]) < 0)
+			fprintf(stderr, "WARNING: class label %d specified in weight is not found\n",
+				j->param->weight_label[i]);
+	return 0;
+}
+
+/* ---- -v: cross-validation ---- */
+
+/*
+ * train -v's folds (folds.h: a shuffle of the row numbers 0..L-1 with the
+ * default seed, fold k a run of it), over global row numbers: the same
+ * folds on every process and for any number of processes. fold[i] for
+ * local row i. Needs L ints on every process for the shuffle.
+ */
+static int *local_folds(const struct dist_data *d, int nr_fold, int *used_folds)
+{
+	if (d->total_rows > INT_MAX)
+		return NULL;
+	struct folds f;
+	if (folds_make((int)d->total_rows, nr_fold, &f) != 0)
+		return NULL;
+	int *fold = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *fold);
+	if (fold != NULL)
+		for (int k = 0; k < f.nr_fold; k++)
+			for (int p = f.start[k]; p < f.start[k + 1]; p++) {
+				int64_t local = f.perm[p] - d->first_row;
+				if (local >= 0 && local < d->l)
+					fold[local] = k;
+			}
+	*used_folds = f.nr_fold;
+	folds_free(&f);
+	return fold;
+}
+
+/*
+ * Every fold's model (trained on the other folds, all processes together)
+ * predicts this process's rows of the fold; then rank 0 prints train -v's
+ * lines. Sums of the regression's measures are taken per block and
+ * combined in block order, like the solver's; the accuracy is a count.
+ */
+static int cross_validate(const struct job *j, const struct options *o, const struct classes *c,
+	int nr_fold)
+{
+	const struct dist_data *d = j->d;
+	int folds = 0, ok;
+	int *fold = local_folds(d, nr_fold, &folds);
+	size_t slots = c && c->nr_class > 2 ? (size_t)c->nr_class : 2;
+	double *target = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *target);
+	double *dec = malloc(slots * sizeof *dec);
+	unsigned char *held = malloc((size_t)(d->l > 0 ? d->l : 1));
+	size_t counts = c ? (size_t)c->nr_class + 1 : 1;
+	int64_t *mine = calloc(counts, sizeof *mine), *all = malloc(counts * sizeof *all);
+	ok = fold && target && dec && held && mine && all;
+	if (!dist_agree(j->comm, ok, "ERROR: out of memory in cross validation"))
+		goto fail;
+	for (int k = 0; k < folds; k++) {
+		memset(mine, 0, counts * sizeof *mine);
+		for (int i = 0; i < d->l; i++) {
+			held[i] = fold[i] == k;
+			if (c && held[i])
+				mine[c->row_class[i]]++;
+			mine[counts - 1] += held[i];
+		}
+		MPI_Allreduce(mine, all, (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
+		struct model *m = train_distributed(j, o, c, held, all);
+		if (m == NULL)
+			goto fail;
+		for (int i = 0; i < d->l; i++)
+			if (held[i])
+				target[i] = predict_values_row(m, j->rows->X, i, dec);
+		free_and_destroy_model(&m);
+	}
+	if (c != NULL) {
+		int64_t correct = 0, total_correct = 0;
+		for (int i = 0; i < d->l; i++)
+			correct += target[i] == d->y[i];
+		MPI_Allreduce(&correct, &total_correct, 1, MPI_INT64_T, MPI_SUM, j->comm);
+		if (g_rank == 0)
+			printf("Cross Validation Accuracy = %g%%\n",
+				100.0 * (double)total_correct / (double)d->total_rows);
+	} else {
+		/* per block: squared error, v, y, v v, y y, v y */
+		enum { SUMS = 6 };
+		double *part = calloc((size_t)(j->rows->nr_blocks > 0 ? j->rows->nr_blocks : 1) * SUMS,
+			sizeof *part);
+		if (!dist_agree(j->comm, part != NULL, "ERROR: out of memory in cross validation"))
+			goto fail;
+		for (int b = 0; b < j->rows->nr_blocks; b++) {
+			double *s = part + (size_t)b * SUMS;
+			for (int i = j->rows->block_begin[b]; i < j->rows->block_begin[b + 1]; i++) {
+				double v = target[i], yi = d->y[i];
+				s[0] += (v - yi) * (v - yi);
+				s[1] += v;
+				s[2] += yi;
+				s[3] += v * v;
+				s[4] += yi * yi;
+				s[5] += v * yi;
+			}
+		}
+		double sum[SUMS];
+		dist_combine(j->rows, part, SUMS, SUMS, sum);
+		free(part);
+		double l = (double)d->total_rows;
+		double num = l * sum[5] - sum[1] * sum[2];
+		if (g_rank == 0) {
+			printf("Cross Validation Mean squared error = %g\n", sum[0] / l);
+			printf("Cross Validation Squared correlation coefficient = %g\n",
+				num * num / ((l * sum[3] - sum[1] * sum[1]) * (l * sum[4] - sum[2] * sum[2])));
+		}
+	}
+	free(fold);
+	free(target);
+	free(dec);
+	free(held);
+	free(mine);
+	free(all);
+	return 0;
+fail:
+	free(fold);
+	free(target);
+	free(dec);
+	free(held);
+	free(mine);
+	free(all);
+	return -1;
 }
 
 /*
@@ -506,7 +654,7 @@ static int kernel_options(MPI_Comm comm, const struct options *o, struct lik_map
 	} else if (lik_map_params_check(kernel, &err) != 0) {
 		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
 		ok = 0;
-	} else if (g_rank == 0 && ik_model_check_outputs(o->model_file, &err) != 0) {
+	} else if (g_rank == 0 && o->nr_fold == 0 && ik_model_check_outputs(o->model_file, &err) != 0) {
 		/* MODEL and MODEL.ik must be files we may replace: refused before any work */
 		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
 		ok = 0;
@@ -590,10 +738,21 @@ int main(int argc, char **argv)
 	}
 	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
 	struct job j = { comm, &d, &rows, &o.param };
-	struct model *m = train_distributed(&j, &o);
-	int ok = m != NULL;
-	if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
-		ok = 0;
+	struct classes c;
+	if (classes_of(&j, &o, &c) != 0)
+		exit_all(1);
+	const struct classes *classes = o.param.solver_type == L2R_L2LOSS_SVR ? NULL : &c;
+	struct model *m = NULL;
+	int ok;
+	if (o.nr_fold > 0) {
+		ok = cross_validate(&j, &o, classes, o.nr_fold) == 0;
+	} else {
+		m = train_distributed(&j, &o, classes, NULL, NULL);
+		ok = m != NULL;
+		if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
+			ok = 0;
+	}
+	classes_free(&c);
 	/* every process exits with rank 0's verdict on the model file */
 	MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
 	if (m)

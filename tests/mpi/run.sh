@@ -17,6 +17,8 @@
 #    identical to train -k's (the same seed draws the same rows), MODEL
 #    train -k's optimum; -F files give train -k's map of their
 #    concatenation; a negative value for -k minmax named by its line;
+#  - -v prints what train -v prints (the same folds, the same optimum per
+#    fold), for any number of processes, with and without -k;
 #  - a process killed during training leaves no model file (nor temporary).
 # Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
 set -u
@@ -149,6 +151,23 @@ check "-k minmax: a negative value in rank 2's share named by its line, exit 1, 
 mpi 2 -m 1 -k anne -S 2 a9a s2.model >out 2>err
 [ $? = 1 ] && [ ! -e s2.model ] && grep -q "takes -S 0 or 1" err
 check "-k -S 2 refused with the reason" $?
+
+# -v: train -v's folds by global row number: the same lines for any process count, and train's
+cv_runs() {	# cv_runs NAME DATA "PROCESS COUNTS" OPTIONS...
+	local name=$1 data=$2 counts=$3
+	shift 3
+	local ok=0
+	"$TRAIN" -q "$@" "$data" >"$name.train.cv" 2>/dev/null || ok=1
+	for n in $counts; do
+		mpi "$n" -q -m 1 "$@" "$data" >"$name.n$n.cv" 2>/dev/null || ok=1
+		cmp -s "$name.n$n.cv" "$name.train.cv" || ok=1
+	done
+	grep -q "^Cross Validation" "$name.train.cv" || ok=1
+	check "$name: -v lines identical for processes $counts and to train -v's" $ok
+}
+cv_runs a9a-cv a9a "1 2 3" -s 0 -v 5
+cv_runs ijcnn1-cv ijcnn1 "1 4" -s 11 -v 3
+cv_runs a9a-k-cv a9a "1 3" -s 2 -k anne -t 30 -v 3
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
 # rank 2 holds lines 16385..24576): named by its line in the whole file
