@@ -27,6 +27,7 @@
 #include "dist_kernel.h"
 #include "dist_newton.h"
 #include "folds.h"
+#include "print.h"
 #include "ik_model.h"
 #include "ik_options.h"
 #include "lik_internal.h"
@@ -57,6 +58,7 @@ static const char usage_text[] =
 	"-R : not regularize the bias; must with -B 1 to have the bias\n"
 	"-wi weight: weights adjust the parameter C of different classes\n"
 	"-v n: n-fold cross validation mode (train -v's folds, by global row number)\n"
+	"-C : find parameters (C for -s 0, 2 and C, p for -s 11), as train -C (not with -k yet)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
 	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
@@ -75,6 +77,8 @@ struct options {
 	int per_rank;
 	int block_rows;
 	int nr_fold;		/* -v n; 0: train */
+	int find_parameters;	/* -C */
+	int C_given, p_given;
 	const char *input_file;
 	char *model_file;
 	struct ik_options ik;
@@ -159,7 +163,7 @@ static char *default_model_file(const char *input_file)
 
 static bool takes_no_argument(char letter)
 {
-	return letter == 'q' || letter == 'R' || letter == 'F';
+	return letter == 'q' || letter == 'R' || letter == 'F' || letter == 'C';
 }
 
 static void parse_command_line(int argc, char **argv, struct options *o)
@@ -183,6 +187,8 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 				o->quiet = 1;
 			else if (letter == 'R')
 				o->param.regularize_bias = 0;
+			else if (letter == 'C')
+				o->find_parameters = 1;
 			else
 				o->per_rank = 1;
 			continue;
@@ -201,9 +207,11 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->param.C = real_value("-c", value);
+			o->C_given = 1;
 			break;
 		case 'p':
 			o->param.p = real_value("-p", value);
+			o->p_given = 1;
 			break;
 		case 'e':
 			o->param.eps = real_value("-e", value);
@@ -242,6 +250,13 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		if (g_rank == 0)
 			fprintf(stderr, "ERROR: train-mpi distributes only the Newton solvers -s 0, 2 and 11;"
 				" -s %d is not one of them (use train for it)\n", s);
+		exit_all(1);
+	}
+	if (o->find_parameters && o->nr_fold == 0)
+		o->nr_fold = 5;	/* train -C's default */
+	if (o->find_parameters && o->ik.kernel != IK_KERNEL_NONE) {
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: train-mpi does not take -C with -k yet (train -C -k does)\n");
 		exit_all(1);
 	}
 	if (isinf(o->param.eps))
@@ -410,9 +425,12 @@ static double class_cost(const struct parameter *param, int label)
  * cost 0, which takes them out of every sum exactly (their loss, gradient
  * and Hessian terms are zeros the solver skips); counts of the training
  * rows come with held_count (per class, then the total; NULL: none).
+ * init (NULL: zeros): the start point, a feature-major w of this model's
+ * shape (-C starts each fold at its model of the previous C).
  */
 static struct model *train_distributed(const struct job *j, const struct options *o,
-	const struct classes *c, const unsigned char *held_out, const int64_t *held_count)
+	const struct classes *c, const unsigned char *held_out, const int64_t *held_count,
+	const double *init)
 {
 	const struct dist_data *d = j->d;
 	const struct parameter *param = j->param;
@@ -434,6 +452,8 @@ static struct model *train_distributed(const struct job *j, const struct options
 		m->w = calloc(w_size > 0 ? w_size : 1, sizeof *m->w);
 		if (!dist_agree(j->comm, m->w != NULL, "ERROR: out of memory"))
 			goto fail;
+		if (init != NULL)
+			memcpy(m->w, init, w_size * sizeof *m->w);
 		for (int i = 0; i < d->l; i++) {
 			y[i] = d->y[i];
 			C[i] = held_out && held_out[i] ? 0 : param->C;
@@ -461,7 +481,8 @@ static struct model *train_distributed(const struct job *j, const struct options
 			y[i] = c->row_class[i] == k ? +1 : -1;
 			C[i] = held_out && held_out[i] ? 0 : y[i] > 0 ? Cp : Cn;
 		}
-		memset(wk, 0, w_size * sizeof *wk);
+		for (size_t f = 0; f < w_size; f++)
+			wk[f] = init != NULL ? init[f * (size_t)nr_w + (size_t)k] : 0;
 		int64_t pos = c->count[k] - (held_count ? held_count[k] : 0);
 		if (solve(j, y, C, balanced_eps(param->eps, pos, total), wk) != 0)
 			goto fail;
@@ -555,7 +576,7 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 			mine[counts - 1] += held[i];
 		}
 		MPI_Allreduce(mine, all, (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
-		struct model *m = train_distributed(j, o, c, held, all);
+		struct model *m = train_distributed(j, o, c, held, all, NULL);
 		if (m == NULL)
 			goto fail;
 		for (int i = 0; i < d->l; i++)
@@ -616,6 +637,295 @@ fail:
 	free(mine);
 	free(all);
 	return -1;
+}
+
+/* ---- -C: the warm-started search of C (and p for -s 11), as train -C ---- */
+
+/* Upstream's limits of the walks (liblinear/find_parameters.c). */
+#define MAX_C_CLASSIFICATION 1024.0
+#define MAX_C_REGRESSION 1048576.0
+#define UNCHANGED_STEPS_TO_STOP 5
+
+struct search {
+	const struct job *j;
+	const struct options *o;
+	const struct classes *c;
+	struct parameter param;		/* the options', with C and p varied */
+	struct job fold_job;		/* j with param */
+	int nr_fold;
+	int *fold;			/* local row -> fold */
+	unsigned char **held;		/* per fold: local rows left out */
+	int64_t **held_count;		/* per fold: left-out rows per class, then all */
+	double **w;			/* per fold: its last model's w (NULL: zeros) */
+	double *target;
+	double *dec;
+};
+
+static void search_free(struct search *s)
+{
+	for (int k = 0; k < s->nr_fold; k++) {
+		if (s->held)
+			free(s->held[k]);
+		if (s->held_count)
+			free(s->held_count[k]);
+		if (s->w)
+			free(s->w[k]);
+	}
+	free(s->held);
+	free(s->held_count);
+	free(s->w);
+	free(s->fold);
+	free(s->target);
+	free(s->dec);
+}
+
+static int search_init(struct search *s, const struct job *j, const struct options *o,
+	const struct classes *c)
+{
+	memset(s, 0, sizeof *s);
+	s->j = j;
+	s->o = o;
+	s->c = c;
+	s->param = *j->param;
+	s->fold_job = *j;
+	s->fold_job.param = &s->param;
+	const struct dist_data *d = j->d;
+	s->fold = local_folds(d, o->nr_fold, &s->nr_fold);
+	size_t nf = s->fold ? (size_t)s->nr_fold : 0, l = (size_t)(d->l > 0 ? d->l : 1);
+	size_t counts = c ? (size_t)c->nr_class + 1 : 1;
+	s->held = calloc(nf > 0 ? nf : 1, sizeof *s->held);
+	s->held_count = calloc(nf > 0 ? nf : 1, sizeof *s->held_count);
+	s->w = calloc(nf > 0 ? nf : 1, sizeof *s->w);
+	s->target = malloc(l * sizeof *s->target);
+	s->dec = malloc((c && c->nr_class > 2 ? (size_t)c->nr_class : 2) * sizeof *s->dec);
+	int ok = s->fold && s->held && s->held_count && s->w && s->target && s->dec;
+	int64_t *mine = calloc(counts, sizeof *mine);
+	ok = ok && mine;
+	for (size_t k = 0; ok && k < nf; k++) {
+		s->held[k] = malloc(l);
+		s->held_count[k] = malloc(counts * sizeof *s->held_count[k]);
+		ok = s->held[k] && s->held_count[k];
+	}
+	if (!dist_agree(j->comm, ok, "ERROR: out of memory in parameter search")) {
+		free(mine);
+		search_free(s);
+		return -1;
+	}
+	for (size_t k = 0; k < nf; k++) {
+		memset(mine, 0, counts * sizeof *mine);
+		for (int i = 0; i < d->l; i++) {
+			s->held[k][i] = s->fold[i] == (int)k;
+			if (c && s->held[k][i])
+				mine[c->row_class[i]]++;
+			mine[counts - 1] += s->held[k][i];
+		}
+		MPI_Allreduce(mine, s->held_count[k], (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
+	}
+	free(mine);
+	return 0;
+}
+
+/*
+ * The block-order total of f(row) over every process's rows: a
+ * deterministic double sum (per block in row order, blocks in order).
+ */
+static double sum_over_rows(const struct job *j, double (*f)(const struct search *, int, double),
+	const struct search *s, double arg)
+{
+	const struct dist_rows *rows = j->rows;
+	double *part = malloc((size_t)(rows->nr_blocks > 0 ? rows->nr_blocks : 1) * sizeof *part);
+	if (!dist_agree(j->comm, part != NULL, "ERROR: out of memory in parameter search"))
+		return NAN;
+	for (int b = 0; b < rows->nr_blocks; b++) {
+		double sum = 0;
+		for (int i = rows->block_begin[b]; i < rows->block_begin[b + 1]; i++)
+			sum += f(s, i, arg);
+		part[b] = sum;
+	}
+	double total = 0;
+	dist_combine(rows, part, 1, 1, &total);
+	free(part);
+	return total;
+}
+
+static double squared_error(const struct search *s, int i, double unused)
+{
+	(void)unused;
+	double e = s->target[i] - s->j->d->y[i];
+	return e * e;
+}
+
+/* CV at (C, p): the score (accuracy as a fraction, or MSE); *unchanged: no fold model moved. */
+static int evaluate(struct search *s, double C, double p, double *score, bool *unchanged)
+{
+	s->param.C = C;
+	s->param.p = p;
+	const struct dist_data *d = s->j->d;
+	bool was_muted = info_mute(true);	/* fold models train silently, as train -C's */
+	double step = 0;
+	int rc = 0;
+	for (int k = 0; k < s->nr_fold; k++) {
+		struct model *m = train_distributed(&s->fold_job, s->o, s->c, s->held[k],
+			s->held_count[k], s->w[k]);
+		if (m == NULL) {
+			rc = -1;
+			break;
+		}
+		for (int i = 0; i < d->l; i++)
+			if (s->held[k][i])
+				s->target[i] = predict_values_row(m, s->j->rows->X, i, s->dec);
+		/* w is the same on every process: so is this sum, taken in fold order */
+		size_t size = model_w_size(m) * (size_t)model_nr_w(m);
+		double fold_step = 0;
+		for (size_t f = 0; f < size; f++) {
+			double diff = m->w[f] - (s->w[k] != NULL ? s->w[k][f] : 0);
+			fold_step += diff * diff;
+		}
+		step += fold_step;
+		free(s->w[k]);
+		s->w[k] = m->w;		/* the fold's next start point */
+		m->w = NULL;
+		free_and_destroy_model(&m);
+	}
+	info_mute(was_muted);
+	if (rc != 0)
+		return -1;
+	if (s->c != NULL) {
+		int64_t correct = 0, all = 0;
+		for (int i = 0; i < d->l; i++)
+			correct += s->target[i] == d->y[i];
+		MPI_Allreduce(&correct, &all, 1, MPI_INT64_T, MPI_SUM, s->j->comm);
+		*score = (double)all / (double)d->total_rows;
+	} else {
+		double sum = sum_over_rows(s->j, squared_error, s, 0);
+		if (isnan(sum))
+			return -1;
+		*score = sum / (double)d->total_rows;
+	}
+	*unchanged = sqrt(step) <= 1e-15;
+	return 0;
+}
+
+struct best {
+	double C, p, score;
+};
+
+/* C, 2C, 4C, ... up to max_C, each fold warm-started from its model at the previous C. */
+static int walk_c(struct search *s, double C, double max_C, double p, struct best *best)
+{
+	for (int k = 0; k < s->nr_fold; k++) {
+		free(s->w[k]);
+		s->w[k] = NULL;
+	}
+	int unchanged_steps = 0;
+	while (C <= max_C) {
+		double score;
+		bool unchanged;
+		if (evaluate(s, C, p, &score, &unchanged) != 0)
+			return -1;
+		if (s->c == NULL) {
+			info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
+			if (score < best->score)
+				*best = (struct best){ C, p, score };
+		} else {
+			info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
+			if (score > best->score)
+				*best = (struct best){ C, -1, score };
+		}
+		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
+		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
+			break;
+		C *= 2;
+	}
+	if (C > max_C)
+		info("WARNING: maximum C reached.\n");
+	return 0;
+}
+
+static double first_C(double C_min, double start_C, double max_C)
+{
+	double C = start_C > 0 ? start_C : pow(2, floor(log2(C_min)));
+	if (!(C > 0))
+		C = 1;
+	return C < max_C ? C : max_C;
+}
+
+/* max ||x_i||^2 over every process's rows: an exact maximum. */
+static double max_row_sqnorm(const struct job *j)
+{
+	double mine = 0, all = 0;
+	for (int i = 0; i < j->rows->X->l; i++) {
+		double q = rows_sqnorm(j->rows->X, i);
+		if (q > mine)
+			mine = q;
+	}
+	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, j->comm);
+	return all;
+}
+
+static double loss_at_zero(const struct search *s, int i, double p)
+{
+	double a = fabs(s->j->d->y[i]), e = a > p ? a - p : 0;
+	return e * e;
+}
+
+static double abs_y(const struct search *s, int i, double unused)
+{
+	(void)unused;
+	return fabs(s->j->d->y[i]);
+}
+
+static int search_C_and_p(struct search *s, double start_C, double start_p, struct best *best)
+{
+	const struct dist_data *d = s->j->d;
+	double mine = 0, max_abs_y = 0;
+	for (int i = 0; i < d->l; i++)
+		if (fabs(d->y[i]) > mine)
+			mine = fabs(d->y[i]);
+	MPI_Allreduce(&mine, &max_abs_y, 1, MPI_DOUBLE, MPI_MAX, s->j->comm);
+	double p_step = max_abs_y / 20, max_sqnorm = max_row_sqnorm(s->j);
+	double sum_abs_y = sum_over_rows(s->j, abs_y, s, 0);
+	int i = 19;
+	if (start_p > 0)
+		while (i > 0 && i * p_step > start_p)
+			i--;
+	for (; i >= 0; i--) {
+		double p = i * p_step;
+		double C_min = sum_over_rows(s->j, loss_at_zero, s, p)
+			/ (800 * max_sqnorm * sum_abs_y * sum_abs_y);
+		if (walk_c(s, first_C(C_min, start_C, MAX_C_REGRESSION), MAX_C_REGRESSION, p, best) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int find_parameters_dist(const struct job *j, const struct options *o,
+	const struct classes *c)
+{
+	if (g_rank == 0)
+		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	struct search s;
+	if (search_init(&s, j, o, c) != 0)
+		return -1;
+	double start_C = o->C_given ? o->param.C : -1, start_p = o->p_given ? o->param.p : -1;
+	struct best best = { NAN, NAN, c == NULL ? INFINITY : -1 };
+	int rc;
+	if (c == NULL) {
+		rc = search_C_and_p(&s, start_C, start_p, &best);
+	} else {
+		double scale = j->param->solver_type == L2R_LR ? 1 : 2;
+		double C_min = 1 / (scale * (double)j->d->total_rows * max_row_sqnorm(j));
+		rc = walk_c(&s, first_C(C_min, start_C, MAX_C_CLASSIFICATION), MAX_C_CLASSIFICATION,
+			j->param->p, &best);
+	}
+	search_free(&s);
+	if (rc != 0)
+		return -1;
+	if (g_rank == 0 && c == NULL)
+		printf("Best C = %g Best p = %g  CV MSE = %g\n", best.C, best.p, best.score);
+	else if (g_rank == 0)
+		printf("Best C = %g  CV accuracy = %g%%\n", best.C, 100.0 * best.score);
+	return 0;
 }
 
 /*
@@ -744,10 +1054,12 @@ int main(int argc, char **argv)
 	const struct classes *classes = o.param.solver_type == L2R_L2LOSS_SVR ? NULL : &c;
 	struct model *m = NULL;
 	int ok;
-	if (o.nr_fold > 0) {
+	if (o.find_parameters) {
+		ok = find_parameters_dist(&j, &o, classes) == 0;
+	} else if (o.nr_fold > 0) {
 		ok = cross_validate(&j, &o, classes, o.nr_fold) == 0;
 	} else {
-		m = train_distributed(&j, &o, classes, NULL, NULL);
+		m = train_distributed(&j, &o, classes, NULL, NULL, NULL);
 		ok = m != NULL;
 		if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
 			ok = 0;

@@ -19,6 +19,8 @@
 #    concatenation; a negative value for -k minmax named by its line;
 #  - -v prints what train -v prints (the same folds, the same optimum per
 #    fold), for any number of processes, with and without -k;
+#  - -C prints what train -C prints (each C's rate and the best) on a
+#    small set, for 1 and 3 processes; for -s 11 the same best C and p;
 #  - a process killed during training leaves no model file (nor temporary).
 # Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
 set -u
@@ -168,6 +170,29 @@ cv_runs() {	# cv_runs NAME DATA "PROCESS COUNTS" OPTIONS...
 cv_runs a9a-cv a9a "1 2 3" -s 0 -v 5
 cv_runs ijcnn1-cv ijcnn1 "1 4" -s 11 -v 3
 cv_runs a9a-k-cv a9a "1 3" -s 2 -k anne -t 30 -v 3
+
+# -C: train -C's walk over C (and p) on train -v's folds; small data, blocks of 200 rows
+if xz -dc "$DATA/australian/australian.all.xz" >aus 2>/dev/null; then
+	for s in 0 2; do
+		"$TRAIN" -s $s -C aus >aus.$s.train 2>/dev/null
+		ok=0
+		for n in 1 3; do
+			mpi "$n" -m 1 -b 200 -s $s -C aus >aus.$s.n$n 2>/dev/null || ok=1
+			cmp -s aus.$s.n$n aus.$s.train || ok=1
+		done
+		grep -q "^Best C = " aus.$s.train || ok=1
+		check "australian -s $s -C: every line identical for 1 and 3 processes and to train -C's" $ok
+	done
+	"$TRAIN" -s 11 -C aus >aus.11.train 2>/dev/null
+	mpi 1 -m 1 -b 200 -s 11 -C aus >aus.11.n1 2>/dev/null && mpi 3 -m 1 -b 200 -s 11 -C aus >aus.11.n3 2>/dev/null \
+		&& cmp -s aus.11.n1 aus.11.n3 && paste <(tail -n 1 aus.11.n1) <(tail -n 1 aus.11.train) | awk -F'\t' '
+			{ split($1, a, " "); split($2, b, " ")
+			  # "Best C = c Best p = p  CV MSE = m": C and p equal, MSE within 1e-3
+			  if (a[4] != b[4] || a[8] != b[8] || (a[12] - b[12]) > 1e-3 * b[12] || (b[12] - a[12]) > 1e-3 * b[12]) exit 1 }'
+	check "australian -s 11 -C: identical for 1 and 3 processes; train -C's best C and p, its MSE within 1e-3" $?
+else
+	echo "mpi tests: australian not found: the -C checks are SKIPPED (not counted)"
+fi
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
 # rank 2 holds lines 16385..24576): named by its line in the whole file
