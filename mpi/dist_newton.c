@@ -20,11 +20,16 @@ enum { SLICE = 32768 };
 
 enum { TAG_CHAIN = 24 };
 
-static long long bytes_sent;
+static long long bytes_sent, sums_taken;
 
 long long dist_bytes_sent(void)
 {
 	return bytes_sent;
+}
+
+long long dist_sums_taken(void)
+{
+	return sums_taken;
 }
 
 /* This rank's place in the chain that adds block results in block order. */
@@ -109,6 +114,7 @@ static void combine(const struct chain *o, const double *parts, size_t stride, s
 			bytes_sent += (long long)len * (long long)sizeof(double);
 		}
 	}
+	sums_taken++;
 	/* the last rank holds the total (the chain always reaches it) */
 	MPI_Bcast(out, (int)m, MPI_DOUBLE, o->size - 1, o->comm);
 	if (o->rank == o->size - 1 && o->size > 1)

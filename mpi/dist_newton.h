@@ -54,7 +54,13 @@ int dist_solve_l2r_primal(const struct dist_rows *rows, const double *y, const d
 void dist_combine(const struct dist_rows *rows, const double *parts, size_t stride, size_t m,
 	double *out);
 
-/* Bytes this process has sent in combining sums since the start (for the benchmark). */
+/*
+ * Since the start, for the benchmark: the bytes this process passed along
+ * the chain (plus, on the last rank, each total once for the broadcast;
+ * a broadcast tree forwards more, which MPI does not report), and the
+ * number of sums (vector or scalar) combined.
+ */
 long long dist_bytes_sent(void);
+long long dist_sums_taken(void);
 
 #endif /* LIBLINEAR_IK_DIST_NEWTON_H */

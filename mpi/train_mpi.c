@@ -990,6 +990,29 @@ static int save_on_rank_0(const struct model *m, const struct lik_map *map, cons
 	return rc;
 }
 
+/*
+ * TRAIN_MPI_STATS=1 in the environment: rank 0 prints each process's
+ * bytes sent in combining sums, and the number of sums, to stderr.
+ */
+static void print_stats_if_asked(MPI_Comm comm)
+{
+	const char *ask = getenv("TRAIN_MPI_STATS");
+	if (ask == NULL || strcmp(ask, "1") != 0)
+		return;
+	int size;
+	MPI_Comm_size(comm, &size);
+	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
+	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+	int ok = g_rank != 0 || all != NULL;
+	if (!dist_agree(comm, ok, "train-mpi: out of memory for TRAIN_MPI_STATS"))
+		return;
+	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
+	for (int r = 0; g_rank == 0 && r < size; r++)
+		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
+			all[2 * r + 1]);
+	free(all);
+}
+
 int main(int argc, char **argv)
 {
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -1065,6 +1088,7 @@ int main(int argc, char **argv)
 			ok = 0;
 	}
 	classes_free(&c);
+	print_stats_if_asked(comm);
 	/* every process exits with rank 0's verdict on the model file */
 	MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
 	if (m)
