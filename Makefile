@@ -755,11 +755,14 @@ train-mpi: $(MPI_OBJ) $(PROGRAM_DEPS)
 mpi-check: train-mpi train predict
 	MPIRUN="$(MPIRUN)" LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) bash tests/mpi/run.sh
 
+# (an mpicc that cannot find mpi.h, as openmpi-bin without libopenmpi-dev, counts as absent)
 mpi-check-if-present:
-	@if command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1; then \
+	@if command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1 \
+		&& printf '#include <mpi.h>\nint main(void) { return 0; }\n' \
+			| $(MPICC) -x c -o /dev/null - >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory mpi-check; \
 	else \
-		echo "mpi-check: SKIPPED ($(MPICC) or $(MPIRUN) not found; apt-get install openmpi-bin libopenmpi-dev)"; \
+		echo "mpi-check: SKIPPED ($(MPICC) with mpi.h, or $(MPIRUN), not found; apt-get install openmpi-bin libopenmpi-dev)"; \
 	fi
 
 check-run: mpi-check-if-present

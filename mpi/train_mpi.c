@@ -556,7 +556,7 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 	int nr_fold)
 {
 	const struct dist_data *d = j->d;
-	int folds = 0, ok;
+	int folds = 0, ok, rc = -1;
 	int *fold = local_folds(d, nr_fold, &folds);
 	size_t slots = c && c->nr_class > 2 ? (size_t)c->nr_class : 2;
 	double *target = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *target);
@@ -566,7 +566,7 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 	int64_t *mine = calloc(counts, sizeof *mine), *all = malloc(counts * sizeof *all);
 	ok = fold && target && dec && held && mine && all;
 	if (!dist_agree(j->comm, ok, "ERROR: out of memory in cross validation"))
-		goto fail;
+		goto done;
 	for (int k = 0; k < folds; k++) {
 		memset(mine, 0, counts * sizeof *mine);
 		for (int i = 0; i < d->l; i++) {
@@ -578,7 +578,7 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 		MPI_Allreduce(mine, all, (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
 		struct model *m = train_distributed(j, o, c, held, all, NULL);
 		if (m == NULL)
-			goto fail;
+			goto done;
 		for (int i = 0; i < d->l; i++)
 			if (held[i])
 				target[i] = predict_values_row(m, j->rows->X, i, dec);
@@ -598,7 +598,7 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 		double *part = calloc((size_t)(j->rows->nr_blocks > 0 ? j->rows->nr_blocks : 1) * SUMS,
 			sizeof *part);
 		if (!dist_agree(j->comm, part != NULL, "ERROR: out of memory in cross validation"))
-			goto fail;
+			goto done;
 		for (int b = 0; b < j->rows->nr_blocks; b++) {
 			double *s = part + (size_t)b * SUMS;
 			for (int i = j->rows->block_begin[b]; i < j->rows->block_begin[b + 1]; i++) {
@@ -622,21 +622,15 @@ static int cross_validate(const struct job *j, const struct options *o, const st
 				num * num / ((l * sum[3] - sum[1] * sum[1]) * (l * sum[4] - sum[2] * sum[2])));
 		}
 	}
+	rc = 0;
+done:
 	free(fold);
 	free(target);
 	free(dec);
 	free(held);
 	free(mine);
 	free(all);
-	return 0;
-fail:
-	free(fold);
-	free(target);
-	free(dec);
-	free(held);
-	free(mine);
-	free(all);
-	return -1;
+	return rc;
 }
 
 /* ---- -C: the warm-started search of C (and p for -s 11), as train -C ---- */
