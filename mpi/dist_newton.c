@@ -8,6 +8,7 @@
  * parts (sum of the rows' terms first, then + w).
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist_newton.h"
@@ -257,6 +258,22 @@ int dist_solve_l2r_primal(const struct dist_rows *rows, const double *y, const d
 {
 	struct dist_objective o;
 	int ok = objective_init(&o, rows, y, C, loss, p, regularize_bias) == 0;
+	/*
+	 * newton_minimize allocates 7 n-vectors first and returns at once when
+	 * it cannot; the other processes would then wait for it in their first
+	 * sum. So every process tries that much memory here, agrees, and frees
+	 * it just before: the allocator hands the same block back at once.
+	 * (Not a guarantee, but failing then needs another thread to take the
+	 * memory in between.)
+	 */
+	if (ok) {
+		size_t m = o.n > 0 ? o.n : 1;
+		double *probe = m <= SIZE_MAX / 7 / sizeof *probe ? malloc(7 * m * sizeof *probe) : NULL;
+		ok = probe != NULL;
+		free(probe);
+		if (!ok)
+			objective_free(&o);
+	}
 	int all_ok = 0;
 	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rows->comm);
 	if (!all_ok) {
