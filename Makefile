@@ -767,6 +767,11 @@ mpi-check-if-present:
 
 check-run: mpi-check-if-present
 
+# train-mpi -n 2 against train -m 1 and -m 2 (bench/mpi_scaling.sh; needs a quiet machine)
+.PHONY: bench-mpi
+bench-mpi: train train-mpi
+	LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) bash bench/mpi_scaling.sh
+
 clean: clean-mpi
 clean-mpi:
 	rm -f mpi/*.o train-mpi
