@@ -218,19 +218,21 @@ mpi 2 -m 1 -s 1 a9a dual.model >out 2>err
 [ $? = 1 ] && [ ! -e dual.model ] && grep -q "only the Newton solvers -s 0, 2 and 11" err
 check "-s 1 refused, naming the solvers that work" $?
 
-# a process killed while training: no model file, no temporary file.
-# (A long run: many Newton iterations at a tight tolerance and large C.)
-cat ijcnn1 ijcnn1 ijcnn1 ijcnn1 >big
+# a process killed while training: no model file, no temporary file. A
+# long run (a9a three times, -c 1e5 at a tight tolerance: about 20 Newton
+# iterations, 4 s here), one process killed as soon as training has begun
+# ("init f"); a run that ended first fails this check rather than passing it.
+cat a9a a9a a9a >big
 mkdir killed && cd killed || exit 1
-"$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$TRAIN_MPI" -m 1 -s 0 -c 1000 -e 1e-12 ../big big.model >out 2>err &
+"$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$TRAIN_MPI" -m 1 -s 2 -c 100000 -e 1e-12 ../big big.model >out 2>err &
 runner=$!
 victim=
-for _ in $(seq 1 100); do
-	if grep -q "^iter" out 2>/dev/null; then
+for _ in $(seq 1 1500); do
+	if grep -q "^init f" out 2>/dev/null; then
 		victim=$(ps -o pid= --ppid "$runner" | tail -n 1 | tr -d ' ')
 		[ -n "$victim" ] && break
 	fi
-	sleep 0.1
+	sleep 0.02
 done
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$runner"
