@@ -190,8 +190,22 @@ if xz -dc "$DATA/australian/australian.all.xz" >aus 2>/dev/null; then
 			  # "Best C = c Best p = p  CV MSE = m": C and p equal, MSE within 1e-3
 			  if (a[4] != b[4] || a[8] != b[8] || (a[12] - b[12]) > 1e-3 * b[12] || (b[12] - a[12]) > 1e-3 * b[12]) exit 1 }'
 	check "australian -s 11 -C: identical for 1 and 3 processes; train -C's best C and p, its MSE within 1e-3" $?
+
+	# line ends: CRLF and a last line without its newline read as the same rows, with
+	# share boundaries that fall anywhere (3 processes, blocks of 100 rows)
+	sed 's/$/\r/' aus >aus.crlf
+	head -c -1 aus >aus.nonl
+	ok=0
+	[ "$(tail -c 1 aus.nonl | od -An -c | tr -d ' ')" != '\n' ] || ok=1
+	for f in aus aus.crlf aus.nonl; do
+		for n in 1 3; do
+			mpi "$n" -q -m 1 -b 100 "$f" "$f.$n.model" >/dev/null 2>&1 || ok=1
+			cmp -s aus.1.model "$f.$n.model" || ok=1
+		done
+	done
+	check "CRLF lines and a last line without newline: the same model for 1 and 3 processes" $ok
 else
-	echo "mpi tests: australian not found: the -C checks are SKIPPED (not counted)"
+	echo "mpi tests: australian not found: the -C and line-end checks are SKIPPED (not counted)"
 fi
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
