@@ -102,6 +102,11 @@ int64_t libsvm_reader_line(const struct libsvm_reader *r)
 	return r->line_no;
 }
 
+void libsvm_reader_set_lines_before(struct libsvm_reader *r, int64_t lines_before)
+{
+	r->line_no = lines_before;
+}
+
 const char *libsvm_reader_error(const struct libsvm_reader *r)
 {
 	if (r->error)

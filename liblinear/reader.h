@@ -69,6 +69,13 @@ int libsvm_reader_next(struct libsvm_reader *r, double *label, struct feature_no
 /* Number of the line last read (1-based); 0 before the first. */
 int64_t libsvm_reader_line(const struct libsvm_reader *r);
 
+/*
+ * Before the first read: the stream starts after lines_before lines of a
+ * larger file (train-mpi reads one share of a shared file), so line
+ * numbers, in errors too, count from lines_before + 1.
+ */
+void libsvm_reader_set_lines_before(struct libsvm_reader *r, int64_t lines_before);
+
 /* Text of the last error, without a newline; "" if none. */
 const char *libsvm_reader_error(const struct libsvm_reader *r);
 
