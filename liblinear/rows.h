@@ -19,6 +19,10 @@
  *    ignored and every function below does exactly what it did before
  *    the raw part existed, operation for operation (so results stay
  *    bit-identical for maps without raw features).
+ *    Index views (issue 22): when pick is not NULL, row i's cells are
+ *    those of stored row pick[i] (rows_subset's view: grouping by class
+ *    and cross-validation folds list rows, they never copy cells); the
+ *    raw rows are listed per view row as before.
  *    If bias >= 0 the row also has feature t*psi + raw_d + 1 (raw_d counted
  *    only when raw is set) with value bias. The caller keeps that column
  *    within int.
@@ -49,6 +53,7 @@ struct row_set {
 	double cell_value;		/* the value of every cell feature */
 	const uint16_t *cells16;	/* l*t cell numbers, or NULL */
 	const uint32_t *cells32;	/* l*t cell numbers, or NULL */
+	const int *pick;		/* NULL, or row i's cells are stored row pick[i]'s */
 	struct feature_node *const *raw; /* l raw rows after the cells, or NULL */
 	int raw_d;			/* raw columns (when raw is set) */
 	double bias;			/* < 0: no bias feature */
@@ -68,7 +73,8 @@ static inline struct row_set rows_sparse(int l, int n, struct feature_node *cons
 
 static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
 {
-	size_t at = (size_t)i * (size_t)r->t + (size_t)k;
+	size_t row = r->pick != NULL ? (size_t)r->pick[i] : (size_t)i;
+	size_t at = row * (size_t)r->t + (size_t)k;
 	return r->cells16 ? r->cells16[at] : r->cells32[at];
 }
 
@@ -303,7 +309,8 @@ static inline const struct feature_node *rows_node_row(const struct row_set *r, 
 
 /*
  * A view of the rows listed in idx[0..count-1] (a subset, in that order).
- * Allocates; release with rows_free_subset. Returns 0, or -1 when out of
+ * Allocates a list of rows (ROWS_CELLS: a pick of 4 bytes a row, never a
+ * copy of the cells); release with rows_free_subset. Returns 0, or -1 when out of
  * memory (then *out is untouched).
  */
 int rows_subset(const struct row_set *r, const int *idx, int count, struct row_set *out);
