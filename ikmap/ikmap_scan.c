@@ -182,6 +182,10 @@ int ikmap_scan_rows(struct ikmap_scan *s, struct feature_node *const *rows, size
 			 * MAXABS and RANGE read every stored value, as they always did */
 			if (s->kind == SCAN_STATS && f->value == 0)
 				continue;
+			/* a map that stores factors refuses such a width (ikmap_build_scanned
+			 * says so): no need to make room for it first */
+			if (f->index > IKMAP_MAX_SCALED_DIM)
+				continue;
 			if (f->index < 1 || reserve(s, f->index)) {
 				ikmap_error(err, f->index < 1 ? "feature index %d is not positive"
 					: "out of memory", f->index);

@@ -225,6 +225,10 @@ int ik_stream_begin(const char *path, const struct lik_map_params *kernel, const
 		return -1;
 	}
 	ikmap_scan_end_pass(p->scan);
+	/* the labels stay to the end: no room to spare (the offsets go after the build) */
+	double *y = realloc(s->y, l * sizeof *y);
+	if (y != NULL)
+		s->y = y;
 	s->l = (int)l;
 	return 0;
 }
