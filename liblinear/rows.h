@@ -71,11 +71,23 @@ static inline struct row_set rows_sparse(int l, int n, struct feature_node *cons
 	return r;
 }
 
-static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
+/* Where row i's cells begin in cells16/cells32: looked up once per row, not per cell. */
+static inline size_t rows_cell_base(const struct row_set *r, int i)
 {
 	size_t row = r->pick != NULL ? (size_t)r->pick[i] : (size_t)i;
-	size_t at = row * (size_t)r->t + (size_t)k;
+	return row * (size_t)r->t;
+}
+
+/* Cell k of the row whose cells begin at base (rows_cell_base). */
+static inline uint32_t rows_cell_at(const struct row_set *r, size_t base, int k)
+{
+	size_t at = base + (size_t)k;
 	return r->cells16 ? r->cells16[at] : r->cells32[at];
+}
+
+static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
+{
+	return rows_cell_at(r, rows_cell_base(r, i), k);
 }
 
 /* Index (0-based) into w of raw feature 1 of a ROWS_CELLS row: right after the cells. */
@@ -99,8 +111,9 @@ static inline double rows_dot(const struct row_set *r, int i, const double *w)
 			s += w[f->index - 1] * f->value;
 		return s;
 	}
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		s += w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)];
+		s += w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)];
 	s *= r->cell_value;
 	if (r->raw) {
 		const double *wr = w + rows_cell_raw_base(r) - 1;
@@ -121,8 +134,9 @@ static inline void rows_axpy(const struct row_set *r, int i, double a, double *w
 		return;
 	}
 	double av = a * r->cell_value;
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av;
+		w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)] += av;
 	if (r->raw) {
 		double *wr = w + rows_cell_raw_base(r) - 1;
 		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
@@ -141,8 +155,9 @@ static inline void rows_axpy_squared(const struct row_set *r, int i, double a, d
 		return;
 	}
 	double av2 = a * r->cell_value * r->cell_value;
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av2;
+		w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)] += av2;
 	if (r->raw) {
 		double *wr = w + rows_cell_raw_base(r) - 1;
 		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
@@ -190,8 +205,9 @@ static inline void rows_decision(const struct row_set *r, int i, const double *w
 		}
 		return;
 	}
+	size_t cells = rows_cell_base(r, i);
 	for (int c = 0; c < r->t; c++) {
-		size_t j = (size_t)c * (size_t)r->psi + rows_cell(r, i, c);
+		size_t j = (size_t)c * (size_t)r->psi + rows_cell_at(r, cells, c);
 		const double *wj = w + j * (size_t)nr_w;
 		for (int k = 0; k < nr_w; k++)
 			dec[k] += wj[k];
@@ -257,8 +273,9 @@ static inline void rows_copy_row(const struct row_set *r, int i, int *index, dou
 		}
 		return;
 	}
+	size_t cells = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++, c++) {
-		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell_at(r, cells, k) + 1);
 		value[c] = r->cell_value;
 	}
 	if (r->raw) {
@@ -286,8 +303,9 @@ static inline const struct feature_node *rows_node_row(const struct row_set *r, 
 	if (r->kind == ROWS_SPARSE)
 		return r->x[i];
 	struct feature_node *f = room;
+	size_t cells = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++, f++) {
-		f->index = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		f->index = (int)((size_t)k * (size_t)r->psi + rows_cell_at(r, cells, k) + 1);
 		f->value = r->cell_value;
 	}
 	if (r->raw) {
