@@ -19,6 +19,7 @@
 #include "unit.h"
 #include "scratch_dir.h"
 #include "ik_stream.h"
+#include "lik_fixtures.h"
 #include "lik_internal.h"
 #include "reader.h"
 
@@ -58,19 +59,6 @@ static void write_data(const char *path, int rows, int d, int nonnegative, uint6
 		fputc('\n', f);
 	}
 	ck_assert_int_eq(fclose(f), 0);
-}
-
-static struct parameter solver(int type)
-{
-	struct parameter p;
-	memset(&p, 0, sizeof p);
-	p.solver_type = type;
-	p.C = 1;
-	p.eps = 0.1;
-	p.p = 0.1;
-	p.nu = 0.5;
-	p.regularize_bias = 1;
-	return p;
 }
 
 /* The in-memory path: the file read whole, lik_train, saved as dir/m.model. */
@@ -177,7 +165,7 @@ static struct lik_map_params params_of(const struct config *c)
 static void check_config(const struct config *c, const char *data)
 {
 	struct lik_map_params k = params_of(c);
-	struct parameter p = solver(c->solver);
+	struct parameter p = default_param(c->solver);
 	/* one name in both folders: the model's trailer names its .ik file */
 	char a[200], b[200];
 	snprintf(a, sizeof a, "%s", scratch_path("mem"));
@@ -249,7 +237,7 @@ START_TEST(fifo_is_spooled_and_the_scratch_file_removed)
 	}
 	const struct config c = { LIK_KERNEL_ANNE, 10, 8, 3, 1, 0, 1 };
 	struct lik_map_params k = params_of(&c);
-	struct parameter p = solver(1);
+	struct parameter p = default_param(1);
 	struct ik_stream s;
 	ck_assert_int_eq(ik_stream_begin(fifo, &k, NULL, &s), 0);
 	ck_assert_int_eq(entries(tmp), 1);	/* the spool, while the passes need it */
