@@ -140,6 +140,7 @@ ikmap/signproj.o: ALL_CFLAGS += -ffp-contract=off
 ikmap/kernel_rows.o: ALL_CFLAGS += -ffp-contract=off
 # (issue 28's per-feature statistics: the -S 2/3/4 factors are stored, and cells depend on them)
 ikmap/ikmap.o: ALL_CFLAGS += -ffp-contract=off
+ikmap/ikmap_scan.o: ALL_CFLAGS += -ffp-contract=off
 # ---- end BLAS ----
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
