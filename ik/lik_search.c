@@ -97,6 +97,7 @@ struct search_state {
 	struct lik_search_table *table;
 	size_t capacity;
 	int with_plain;		/* 0: no plain baseline row (-k auto scores plain rows once itself) */
+	double around_C;	/* > 0: a fixed psi's walk is the short walk about it (lik_search_run) */
 	double *folds;		/* nr_fold slots: the fold scores of the walk being run */
 };
 
@@ -640,11 +641,13 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 
 static int run_stages(struct search_state *s, struct lik_error *err)
 {
+	/* a given psi (or acos's one width) has one walk: about around_C when the caller gives it */
+	double C0 = s->around_C > 0 && !s->regression ? s->around_C : -1;
 	if (s->kernel->psi != 0)
-		return full_walk(s, s->kernel->psi, -1, err);
+		return full_walk(s, s->kernel->psi, C0, err);
 	/* acos has one width (2 cells): C alone is searched, on all rows */
 	if (s->kernel->kernel == LIK_KERNEL_ACOS)
-		return full_walk(s, IK_CELLS_ACOS, -1, err);
+		return full_walk(s, IK_CELLS_ACOS, C0, err);
 	if (draw_sample(s, err) != 0)
 		return -1;
 	int psis[32];
@@ -682,17 +685,19 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	const struct lik_search_options *options, struct lik_error *err)
 {
-	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, err);
+	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, -1, err);
 }
 
 struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
-	const struct lik_search_options *options, int with_plain, struct lik_error *err)
+	const struct lik_search_options *options, int with_plain, double around_C,
+	struct lik_error *err)
 {
 	if (check_search_args(prob, param, kernel, nr_fold, err) != 0)
 		return NULL;
 	struct search_state s = { .prob = prob, .param = param, .kernel = kernel,
-		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain };
+		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain,
+		.around_C = around_C };
 	if (options != NULL)
 		s.opt = *options;
 	else
