@@ -7,8 +7,9 @@
  * on one drawn subsample, so the kernels are ranked on the same rows at
  * the cost of one `-C -k` stage 1 each; only the two best of them are
  * tried at larger t (the costly part: mapping and training grow with t),
- * at the psi their own search chose, and only the best few are confirmed
- * on all rows. The final choice prefers the cheaper model among those
+ * at the psi their own search chose, and on all rows only the subsample's
+ * cost-aware choice and its best-scoring kernel are confirmed, each with
+ * a bounded C walk. The final choice prefers the cheaper model among those
  * whose score the folds cannot tell apart from the best's, because a
  * model ten times larger that wins by a row is a bad trade for a user.
  */
@@ -40,11 +41,11 @@
 
 /*
  * Stage 2's variations of a kernel's stage-1 best, a table so that new
- * transforms and the raw-feature weight join by a line each: t (0: keep),
- * S (-1: keep), w, and which kernel it applies to (0: any). w stays 0:
- * the raw features (-a, issue 28's second item) came after this search,
- * whose C walks do not yet allow for rows of norm above 1; their entries
- * (w = 0.3 and 1 at the stage-1 t) go here with that.
+ * transforms and weights join by a line each: t (0: keep), S (-1: keep),
+ * w (-1: keep), and which kernel it applies to (0: any). The raw-feature
+ * weights 0.3 and 1 are the issue's (dna gained with 0.3, usps with
+ * neither); their rows are no longer of norm 1, and lik_search's walks
+ * scale their C constants by the rows' mean squared norm for that.
  */
 struct variation {
 	int kernel, t, scale;
@@ -63,10 +64,12 @@ struct variation {
 	int after_gain;
 };
 static const struct variation stage_two[] = {
-	{ 0, 300, -1, 0, 0, 0 },
-	{ 0, 1000, -1, 0, 0, 1 },
-	{ LIK_KERNEL_ANNE, 0, 2, 0, 0, 0 },
-	{ LIK_KERNEL_ANNE, 0, 4, 0, 1, 0 },
+	{ 0, 300, -1, -1, 0, 0 },
+	{ 0, 1000, -1, -1, 0, 1 },
+	{ LIK_KERNEL_ANNE, 0, 2, -1, 0, 0 },
+	{ LIK_KERNEL_ANNE, 0, 4, -1, 1, 0 },
+	{ 0, 0, -1, 0.3, 0, 0 },
+	{ 0, 0, -1, 1, 0, 0 },
 };
 
 static const int stage_one_kernels[] = { LIK_KERNEL_ANNE, LIK_KERNEL_IFOREST, LIK_KERNEL_MINMAX,
@@ -80,6 +83,7 @@ void lik_auto_options_default(struct lik_auto_options *o)
 	o->confirm = AUTO_CONFIRM;
 	o->scale = -1;
 	o->budget = -1;
+	o->w = -1;
 }
 
 void lik_auto_table_free(struct lik_auto_table **table)
@@ -198,6 +202,7 @@ struct auto_state {
 	int dim;			/* raw features (without the bias node) */
 	double mean_nnz;		/* raw nonzeros per row */
 	int has_negative;
+	double fixed_w;			/* >= 0: every kernel candidate's w (given); -1: searched */
 	double started;
 	struct lik_auto_table *table;
 	size_t capacity;
@@ -321,11 +326,12 @@ static int plain_row(struct auto_state *s, const struct problem *prob, int stage
 
 /* 1: the library refuses the candidate's options (or minmax's data): it is skipped, not run. */
 static int refused(const struct auto_state *s, const struct problem *prob, int kernel, int t,
-	int psi, int scale)
+	int psi, int scale, double w)
 {
 	struct lik_map_params k = s->base;
 	k.kernel = kernel;
 	k.t = t;
+	k.raw_weight = w;
 	k.psi = psi != 0 ? psi : lik_psi_grid_of(kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
 	k.scale = scale;
 	struct lik_error why;
@@ -353,7 +359,7 @@ static int kernel_row(struct auto_state *s, const struct problem *prob, int stag
 	k.psi = psi;
 	k.scale = scale;
 	k.raw_weight = w;
-	if (refused(s, prob, kernel, t, psi, scale))
+	if (refused(s, prob, kernel, t, psi, scale, w))
 		return 0;
 	struct lik_search_options so;
 	lik_search_options_default(&so);
@@ -485,6 +491,7 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 {
 	struct lik_auto_table *t = s->table;
 	int first_t = s->opt.t > 0 ? s->opt.t : AUTO_FIRST_T;
+	double first_w = s->fixed_w >= 0 ? s->fixed_w : 0;
 	/* stage 1: plain linear always runs (the valid best when the budget stops all else) */
 	if (plain_row(s, &s->sample, 1, -1, err) != 0)
 		return -1;
@@ -492,13 +499,13 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 		int kernel = stage_one_kernels[i];
 		int psi = kernel == LIK_KERNEL_ACOS ? 0 : s->opt.psi;
 		if (over_budget(s)) {
-			if (!refused(s, &s->sample, kernel, first_t, psi, scale_of(s, kernel)))
+			if (!refused(s, &s->sample, kernel, first_t, psi, scale_of(s, kernel), first_w))
 				note_skipped(s, "stage 1 %s", lik_auto_kernel_name(kernel));
 			continue;
 		}
 		int ran;
-		if (kernel_row(s, &s->sample, 1, kernel, first_t, psi, scale_of(s, kernel), 0, -1, -1,
-			&ran, err) != 0)
+		if (kernel_row(s, &s->sample, 1, kernel, first_t, psi, scale_of(s, kernel), first_w, -1,
+			-1, &ran, err) != 0)
 			return -1;
 	}
 	/* stage 2: the best two kernels of stage 1 with each variation */
@@ -525,23 +532,30 @@ static int run_stages(struct auto_state *s, struct lik_error *err)
 			gained = 0;
 			int vt = x->t > 0 ? x->t : b->t;
 			int vs = x->scale >= 0 ? x->scale : b->scale;
+			double vw = x->w >= 0 ? x->w : b->w;
 			/* what the user fixed is not varied: such an entry repeats the base */
-			if ((s->opt.t > 0 && vt != b->t) || (s->opt.scale >= 0 && vs != b->scale))
+			if ((s->opt.t > 0 && vt != b->t) || (s->opt.scale >= 0 && vs != b->scale)
+				|| (s->fixed_w >= 0 && vw != b->w))
 				continue;
-			if (vt == b->t && vs == b->scale && x->w == b->w)
+			if (vt == b->t && vs == b->scale && vw == b->w)
 				continue;
 			if (x->non_negative_only && s->has_negative)
 				continue;
 			int ran;
 			int psi = b->kernel == LIK_KERNEL_ACOS ? 0 : b->psi;
 			if (over_budget(s)) {
-				if (!refused(s, &s->sample, b->kernel, vt, psi, vs))
-					note_skipped(s, "stage 2 %s t = %d S = %d",
-						lik_auto_kernel_name(b->kernel), vt, vs);
+				if (!refused(s, &s->sample, b->kernel, vt, psi, vs, vw))
+					note_skipped(s, "stage 2 %s t = %d S = %d w = %g",
+						lik_auto_kernel_name(b->kernel), vt, vs, vw);
 				continue;
 			}
-			/* C walked up from a quarter of the base's best: the peak moves little with t */
-			if (kernel_row(s, &s->sample, 2, b->kernel, vt, psi, vs, x->w, b->C / 4, -1, &ran,
+			/*
+			 * C walked up from a quarter of the base's best: the peak moves
+			 * little with t or S. A new w changes the rows' norms, so its
+			 * walk starts where lik_search's own does, scaled to them.
+			 */
+			double from = vw == b->w ? b->C / 4 : -1;
+			if (kernel_row(s, &s->sample, 2, b->kernel, vt, psi, vs, vw, from, -1, &ran,
 				err) != 0) {
 				free(order);
 				return -1;
@@ -610,9 +624,11 @@ struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct 
 		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
 		return NULL;
 	}
-	/* every candidate's w is 0 (see stage_two): a given weight would be dropped unsaid */
-	if (base->raw_weight != 0) {
-		lik_fail(err, LIK_EINVAL, "-k auto does not search the raw-feature weight w yet: leave out -a");
+	/* a given weight fixes every kernel candidate's (options->w, else base's when above 0) */
+	double fixed_w = options != NULL && options->w >= 0 ? options->w
+		: base->raw_weight > 0 ? base->raw_weight : -1;
+	if (!(fixed_w == -1 || (fixed_w >= 0 && isfinite(fixed_w)))) {
+		lik_fail(err, LIK_EINVAL, "-a needs the raw features' weight w, a finite number >= 0");
 		return NULL;
 	}
 	const char *why = check_parameter(prob, param);
@@ -621,7 +637,7 @@ struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct 
 		return NULL;
 	}
 	struct auto_state s = { .prob = prob, .param = param, .base = *base, .nr_fold = nr_fold,
-		.start_C = start_C };
+		.start_C = start_C, .fixed_w = fixed_w };
 	if (options != NULL)
 		s.opt = *options;
 	else
@@ -729,7 +745,5 @@ int lik_auto_summary_text(const struct lik_auto_table *t, char *text, size_t siz
 	if (t->stopped)
 		append_text(&text, &size, &need, "note: the time budget stopped the search; skipped: %s\n",
 			t->skipped);
-	append_text(&text, &size, &need, "note: -k auto does not try the raw-feature weight w (-a) yet: "
-		"every candidate has w = 0\n");
 	return need;
 }

@@ -45,6 +45,29 @@
  * PATIENCE_FROM_C, the walk still sees the score rise before it may stop.
  */
 #define KERNEL_FIRST_C 0.015625
+
+/*
+ * The two constants above assume rows of squared norm 1. Raw features
+ * beside the cells (-a w, issue 28) add w^2 ||x'||^2 to each row's squared
+ * norm, and scaling a row by a scales the loss as C a^2 does, so both are
+ * divided by the mean squared norm of the rows (bias excluded), rounded
+ * to a power of two so that the walks keep upstream's grid of C = 2^k:
+ * exactly 1, and nothing computed, without a raw part, so those walks stay
+ * as they were.
+ */
+static double row_norm_unit(const struct row_set *X)
+{
+	if (X->kind != ROWS_CELLS || X->raw == NULL || X->l <= 0)
+		return 1;
+	double sum = 0;	/* in row order: the same sum whatever the threads */
+	for (int i = 0; i < X->l; i++) {
+		double q = (double)X->t * X->cell_value * X->cell_value;
+		for (const struct feature_node *f = X->raw[i]; f->index != -1; f++)
+			q += f->value * f->value;
+		sum += q;
+	}
+	return exp2(round(log2(sum / X->l)));
+}
 #define DEFAULT_SUBSAMPLE_ROWS 4000
 #define DEFAULT_CONFIRM 2
 #define DEFAULT_MAX_PSI 16384
@@ -97,6 +120,7 @@ struct search_state {
 	struct lik_search_table *table;
 	size_t capacity;
 	int with_plain;		/* 0: no plain baseline row (-k auto scores plain rows once itself) */
+	double norm_unit;	/* the walk's rows' mean squared norm (row_norm_unit; 1 for cells alone) */
 	double around_C;	/* > 0: a fixed psi's walk is the short walk about it (lik_search_run) */
 	double *folds;		/* nr_fold slots: the fold scores of the walk being run */
 };
@@ -202,8 +226,9 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
 {
 	double max_C = cv_scorer_max_C();
 	double C = cv_scorer_first_C(sc, s->start_C);
-	if (s->start_C <= 0 && C < KERNEL_FIRST_C)
-		C = KERNEL_FIRST_C;
+	double first_C = KERNEL_FIRST_C / s->norm_unit, patience_from = PATIENCE_FROM_C / s->norm_unit;
+	if (s->start_C <= 0 && C < first_C)
+		C = first_C;
 	double first = NAN;
 	int without_gain = 0;
 	for (; C <= max_C; C *= 2) {
@@ -217,7 +242,7 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
 		int risen = better(s, best->score, first);
 		if (best->score != before || isnan(before))
 			without_gain = 0;
-		else if (s->opt.patience > 0 && risen && C >= PATIENCE_FROM_C
+		else if (s->opt.patience > 0 && risen && C >= patience_from
 			&& ++without_gain >= s->opt.patience)
 			return 0;
 	}
@@ -287,6 +312,7 @@ static int kernel_walk(struct search_state *s, const struct row_set *X, const st
 	struct cv_scorer *sc = cv_scorer_new(X, prob->y, prob->bias, &param, s->nr_fold);
 	if (sc == NULL)
 		return -1;
+	s->norm_unit = row_norm_unit(X);
 	struct walk_best best = { NAN, NAN };
 	int rc = C0 > 0 ? around_walk(s, sc, C0, rival, &best) : rising_walk(s, sc, &best);
 	cv_scorer_free(sc);
@@ -332,7 +358,8 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	} else {
 		/* the plain baseline is upstream's own sweep: what train -C prints as best */
 		find_parameters_rows_folds(&X, prob->y, prob->bias, s->param, s->nr_fold,
-			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0, PATIENCE_FROM_C,
+			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0,
+			PATIENCE_FROM_C / (psi > 0 ? row_norm_unit(&X) : 1),
 			&row->C, &row->p, &row->score, s->folds);
 	}
 	info_mute(was_muted);
