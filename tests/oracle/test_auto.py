@@ -47,6 +47,20 @@ def columns(row, d):
     return {"linear": d, "acos": 2 * t}.get(kernel, t * psi)
 
 
+def command_reproduces(binaries, tmp_path, words, model):
+    """The model -W 1 wrote (model, model.ik for a kernel) set aside, the printed command run
+    again: the same bytes. A plain choice has no .ik either time."""
+    for name in (model, model + ".ik"):
+        if (tmp_path / name).exists():
+            (tmp_path / name).rename(tmp_path / (name + ".auto"))
+    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    for name in (model, model + ".ik"):
+        assert (tmp_path / name).exists() == (tmp_path / (name + ".auto")).exists(), name
+        if (tmp_path / name).exists():
+            assert (tmp_path / name).read_bytes() == (tmp_path / (name + ".auto")).read_bytes(), name
+
+
 def small_dna(data, tmp_path, rows=400):
     """dna's first rows: three classes, 180 binary features, seconds to search."""
     with open(data("dna", "dna.train")) as f:
@@ -86,14 +100,7 @@ def test_heart_lines_choice_and_command_reproduce_the_model(data, binaries, tmp_
     assert lines[-1] == "written: m"
     words = shlex.split(command)
     assert words[-2:] == [str(heart), "m"]
-    (tmp_path / "m").rename(tmp_path / "m.auto")
-    if (tmp_path / "m.ik").exists():
-        (tmp_path / "m.ik").rename(tmp_path / "m.ik.auto")
-    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
-    assert rerun.returncode == 0, rerun.stderr
-    assert (tmp_path / "m").read_bytes() == (tmp_path / "m.auto").read_bytes()
-    if best[0] != "linear":
-        assert (tmp_path / "m.ik").read_bytes() == (tmp_path / "m.ik.auto").read_bytes()
+    command_reproduces(binaries, tmp_path, words, "m")
 
 
 def test_dna_subsample_larger_t_and_reproduced_command(data, binaries, tmp_path):
@@ -122,12 +129,7 @@ def test_dna_subsample_larger_t_and_reproduced_command(data, binaries, tmp_path)
         if float(at["300"][0][6]) <= float(g[6]):
             assert at["1000"] == [], (g, at)
     words = shlex.split(command)
-    for name in ("dm", "dm.ik"):
-        if (tmp_path / name).exists():
-            (tmp_path / name).rename(tmp_path / (name + ".auto"))
-    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
-    assert rerun.returncode == 0, rerun.stderr
-    assert (tmp_path / "dm").read_bytes() == (tmp_path / "dm.auto").read_bytes()
+    command_reproduces(binaries, tmp_path, words, "dm")
 
 
 def test_given_options_fix_the_grid(data, binaries, tmp_path):
@@ -148,14 +150,7 @@ def test_bias_and_seed_pass_to_the_command_which_reproduces_the_model(data, bina
     lines, rows, best, command = parsed(r.stdout)
     words = shlex.split(command)
     assert words[words.index("-B") + 1] == "1" and words[words.index("-r") + 1] == "3"
-    for name in ("bm", "bm.ik"):
-        if (tmp_path / name).exists():
-            (tmp_path / name).rename(tmp_path / (name + ".auto"))
-    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
-    assert rerun.returncode == 0, rerun.stderr
-    assert (tmp_path / "bm").read_bytes() == (tmp_path / "bm.auto").read_bytes()
-    if best[0] != "linear":
-        assert (tmp_path / "bm.ik").read_bytes() == (tmp_path / "bm.ik.auto").read_bytes()
+    command_reproduces(binaries, tmp_path, words, "bm")
 
 
 @pytest.mark.parametrize("options,message", [
@@ -208,14 +203,7 @@ def test_given_weight_fixes_every_kernel_candidate_and_the_command_carries_it(da
     else:
         assert words[words.index("-a") + 1] == "0.3"
         assert int(best[8]) == columns(best, 13) + 13	# the raw features' 13 columns
-    for name in ("am", "am.ik"):
-        if (tmp_path / name).exists():
-            (tmp_path / name).rename(tmp_path / (name + ".auto"))
-    rerun = ol.run([binaries[0]] + words[1:], cwd=tmp_path)
-    assert rerun.returncode == 0, rerun.stderr
-    assert (tmp_path / "am").read_bytes() == (tmp_path / "am.auto").read_bytes()
-    if best[0] != "linear":
-        assert (tmp_path / "am.ik").read_bytes() == (tmp_path / "am.ik.auto").read_bytes()
+    command_reproduces(binaries, tmp_path, words, "am")
 
 
 @pytest.mark.parametrize("w", [0.0, 0.3, 1.0, 3.0])

@@ -89,18 +89,40 @@ static void checkerboard(int l, struct problem *prob, struct feature_node **node
 	prob->bias = -1;
 }
 
-START_TEST(a_search_keeps_fold_scores_and_its_text)
-{
+/* What every search below starts from: a checkerboard of l rows, train's -s 2, anne's defaults. */
+struct setup {
 	struct problem prob;
 	struct feature_node *nodes;
-	checkerboard(200, &prob, &nodes);
-	struct parameter param = { .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
-		.nu = 0.5, .regularize_bias = 1 };
+	struct parameter param;
 	struct lik_map_params base;
-	lik_map_params_default(&base, LIK_KERNEL_ANNE);
-	base.device = LIK_DEVICE_CPU;
 	struct lik_auto_options o;
-	lik_auto_options_default(&o);
+};
+
+static void setup_make(struct setup *u, int l)
+{
+	checkerboard(l, &u->prob, &u->nodes);
+	u->param = (struct parameter){ .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
+		.nu = 0.5, .regularize_bias = 1 };
+	lik_map_params_default(&u->base, LIK_KERNEL_ANNE);
+	u->base.device = LIK_DEVICE_CPU;
+	lik_auto_options_default(&u->o);
+}
+
+static void setup_free(struct setup *u)
+{
+	free(u->nodes);
+	free(u->prob.x);
+	free(u->prob.y);
+}
+
+START_TEST(a_search_keeps_fold_scores_and_its_text)
+{
+	struct setup u;
+	setup_make(&u, 200);
+	struct problem prob = u.prob;
+	struct parameter param = u.param;
+	struct lik_map_params base = u.base;
+	struct lik_auto_options o = u.o;
 	o.t = 20;	/* small: seconds, and every line then has t = 20 */
 	struct lik_error err;
 	struct lik_auto_table *t = lik_auto_search(&prob, &param, &base, 4, -1, &o, &err);
@@ -156,26 +178,9 @@ START_TEST(a_search_keeps_fold_scores_and_its_text)
 	o.w = INFINITY;
 	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 4, -1, &o, &err));
 	ck_assert_int_eq(err.code, LIK_EINVAL);
-	base.raw_weight = 0;
-	free(nodes);
-	free(prob.x);
-	free(prob.y);
+	setup_free(&u);
 }
 END_TEST
-
-/* The choice rule's cost order, written afresh here: columns, ops, w, S, C (earlier on ties). */
-static int costs_less(const struct lik_auto_row *a, const struct lik_auto_row *b)
-{
-	if (a->columns != b->columns)
-		return a->columns < b->columns;
-	if (a->ops != b->ops)
-		return a->ops < b->ops;
-	if (a->w != b->w)
-		return a->w < b->w;
-	if (a->scale != b->scale)
-		return a->scale < b->scale;
-	return a->C < b->C;
-}
 
 static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_row *b)
 {
@@ -189,24 +194,17 @@ static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_ro
  * base's standard error; stage 3 confirms at most options->confirm kernel
  * candidates: the cheapest kernel row within the subsample's band (the
  * best subsample score, plain linear's included, minus its standard error
- * and at most 0.5 points) and the best-scoring kernel row, nothing else.
+ * and at most 0.5 points: lik_auto_choose's band) and the best-scoring
+ * kernel row, nothing else.
  */
 START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 {
-	struct problem prob;
-	struct feature_node *nodes;
-	checkerboard(400, &prob, &nodes);
-	struct parameter param = { .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
-		.nu = 0.5, .regularize_bias = 1 };
-	struct lik_map_params base;
-	lik_map_params_default(&base, LIK_KERNEL_ANNE);
-	base.device = LIK_DEVICE_CPU;
-	struct lik_auto_options o;
-	lik_auto_options_default(&o);
-	ck_assert_int_eq(o.confirm, 2);
-	o.subsample_rows = 100;
+	struct setup u;
+	setup_make(&u, 400);
+	ck_assert_int_eq(u.o.confirm, 2);
+	u.o.subsample_rows = 100;
 	struct lik_error err;
-	struct lik_auto_table *t = lik_auto_search(&prob, &param, &base, 5, -1, &o, &err);
+	struct lik_auto_table *t = lik_auto_search(&u.prob, &u.param, &u.base, 5, -1, &u.o, &err);
 	ck_assert_msg(t != NULL, "%s", err.message);
 	size_t sub_end = 0;	/* rows of stages 1 and 2 come first, on the 100 rows */
 	while (sub_end < t->count && t->rows[sub_end].stage < 3) {
@@ -241,22 +239,27 @@ START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 	size_t confirmed = t->count - sub_end - 1;
 	ck_assert_uint_ge(confirmed, 1);
 	ck_assert_uint_le(confirmed, 2);
-	long top = -1, top_kernel = -1, cheapest = -1;
-	for (size_t i = 0; i < sub_end; i++) {
-		if (top < 0 || t->rows[i].score > t->rows[top].score)
-			top = (long)i;
+	long top_kernel = -1;
+	for (size_t i = 0; i < sub_end; i++)
 		if (t->rows[i].kernel != LIK_KERNEL_LINEAR
 			&& (top_kernel < 0 || t->rows[i].score > t->rows[top_kernel].score))
 			top_kernel = (long)i;
-	}
-	double band = t->rows[top].score - (isnan(t->rows[top].se) ? 0 : t->rows[top].se);
-	if (band < t->rows[top].score - 0.005)
-		band = t->rows[top].score - 0.005;
+	/*
+	 * The cheapest kernel in the band: the choice rule (checked by hand above)
+	 * on the subsample's rows with plain linear priced out of reach, so that
+	 * its score still sets the band but it is never the one taken.
+	 */
+	struct lik_auto_row *sub = malloc(sub_end * sizeof *sub);
+	ck_assert_ptr_nonnull(sub);
+	memcpy(sub, t->rows, sub_end * sizeof *sub);
 	for (size_t i = 0; i < sub_end; i++)
-		if (t->rows[i].kernel != LIK_KERNEL_LINEAR && t->rows[i].score >= band
-			&& (cheapest < 0 || costs_less(&t->rows[i], &t->rows[cheapest])))
-			cheapest = (long)i;
-	long want[2] = { cheapest >= 0 ? cheapest : top_kernel, top_kernel };
+		if (sub[i].kernel == LIK_KERNEL_LINEAR)
+			sub[i].columns = sub[i].ops = INFINITY;
+	long cheapest = lik_auto_choose(sub, sub_end);
+	if (sub[cheapest].kernel == LIK_KERNEL_LINEAR)
+		cheapest = top_kernel;	/* linear alone in the band: the best kernel goes anyway */
+	free(sub);
+	long want[2] = { cheapest, top_kernel };
 	size_t expected = want[0] == want[1] ? 1 : 2;
 	ck_assert_uint_eq(confirmed, expected);
 	for (size_t k = 0; k < expected; k++) {
@@ -268,9 +271,7 @@ START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 	ck_assert_int_eq((long)t->best, lik_auto_choose(t->rows, t->count));
 	ck_assert_int_eq(t->rows[t->best].rows, 400);
 	lik_auto_table_free(&t);
-	free(nodes);
-	free(prob.x);
-	free(prob.y);
+	setup_free(&u);
 }
 END_TEST
 
