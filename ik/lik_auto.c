@@ -687,26 +687,9 @@ struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct 
 	return t;
 }
 
-/* As lik_search.c's: appends to *text while room is left; *need counts the whole length. */
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
-	__attribute__((format(printf, 4, 5)));
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
-{
-	va_list ap;
-	va_start(ap, format);
-	int n = vsnprintf(*text, *size, format, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	*need += n;
-	size_t used = (size_t)n < *size ? (size_t)n : (*size > 0 ? *size - 1 : 0);
-	*text += used;
-	*size -= used;
-}
-
 static void fields_text(const struct lik_auto_row *r, char **text, size_t *size, int *need)
 {
-	append_text(text, size, need, "kernel = %s  t = %d  psi = %d  S = %d  w = %g  C = %g  "
+	lik_append_text(text, size, need, "kernel = %s  t = %d  psi = %d  S = %d  w = %g  C = %g  "
 		"CV accuracy = %.2f%%", lik_auto_kernel_name(r->kernel), r->t, r->psi, r->scale, r->w,
 		r->C, 100.0 * r->score);
 }
@@ -717,7 +700,7 @@ int lik_auto_row_text(const struct lik_auto_row *r, char *text, size_t size)
 	if (size > 0)
 		text[0] = '\0';
 	fields_text(r, &text, &size, &need);
-	append_text(&text, &size, &need, "  (%d rows, %.1f s)", r->rows, r->seconds);
+	lik_append_text(&text, &size, &need, "  (%d rows, %.1f s)", r->rows, r->seconds);
 	return need;
 }
 
@@ -728,22 +711,22 @@ int lik_auto_summary_text(const struct lik_auto_table *t, char *text, size_t siz
 		text[0] = '\0';
 	const struct lik_auto_row *best = &t->rows[t->best];
 	const struct lik_auto_row *plain = &t->rows[t->plain];
-	append_text(&text, &size, &need, "Best ");
+	lik_append_text(&text, &size, &need, "Best ");
 	fields_text(best, &text, &size, &need);
-	append_text(&text, &size, &need, "  (%d rows, %.0f columns)\n", best->rows, best->columns);
-	append_text(&text, &size, &need, "plain linear: best C = %g, CV accuracy = %.2f%% (%d rows)\n",
+	lik_append_text(&text, &size, &need, "  (%d rows, %.0f columns)\n", best->rows, best->columns);
+	lik_append_text(&text, &size, &need, "plain linear: best C = %g, CV accuracy = %.2f%% (%d rows)\n",
 		plain->C, 100.0 * plain->score, plain->rows);
 	/* advice only where a kernel was scored on the same rows as plain linear */
 	int kernels_there = 0;
 	for (size_t i = 0; i < t->count; i++)
 		kernels_there |= t->rows[i].kernel != LIK_KERNEL_LINEAR && t->rows[i].rows == plain->rows;
 	if (best->kernel == LIK_KERNEL_LINEAR && kernels_there)
-		append_text(&text, &size, &need, t->kernel_wins
+		lik_append_text(&text, &size, &need, t->kernel_wins
 			? "no kernel beats plain linear training by more than the folds' noise on this "
 			"data: train without -k\n"
 			: "the kernels do not beat plain linear training on this data: train without -k\n");
 	if (t->stopped)
-		append_text(&text, &size, &need, "note: the time budget stopped the search; skipped: %s\n",
+		lik_append_text(&text, &size, &need, "note: the time budget stopped the search; skipped: %s\n",
 			t->skipped);
 	return need;
 }

@@ -137,6 +137,17 @@ struct lik_search_table *lik_search_run(const struct problem *prob, const struct
 	const struct lik_search_options *options, int with_plain, double around_C,
 	struct lik_error *err);
 
+/*
+ * Appends format's text to *text while room is left (advancing *text,
+ * shrinking *size, always NUL-terminated when *size > 0); *need counts the
+ * whole length, so the caller learns the size it needs (snprintf's rule).
+ * The lines of lik_search_summary_text and lik_auto_*_text.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void lik_append_text(char **text, size_t *size, int *need, const char *format, ...);
+
 /* `want` rows of prob drawn by seed in file order (lik_search.c says how). 0, or -1. */
 int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct problem *out,
 	int *drawn, struct lik_error *err);

@@ -784,10 +784,7 @@ int lik_search_row_text(const struct lik_search_row *r, int regression, char *te
 		r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
 }
 
-/* Appends to *text (advancing it while room is left); *need counts the whole length. */
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
-	__attribute__((format(printf, 4, 5)));
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
+void lik_append_text(char **text, size_t *size, int *need, const char *format, ...)
 {
 	va_list ap;
 	va_start(ap, format);
@@ -811,13 +808,13 @@ int lik_search_summary_text(const struct lik_search_table *t, int regression, in
 	const struct lik_search_row *plain = &t->rows[t->plain];
 	const struct lik_search_row *versus = &t->rows[t->plain_versus];
 	if (regression)
-		append_text(&text, &size, &need, "Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+		lik_append_text(&text, &size, &need, "Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
 			best->psi, best->C, best->p, best->score);
 	else
-		append_text(&text, &size, &need, "Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
+		lik_append_text(&text, &size, &need, "Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
 			best->psi, best->C, 100.0 * best->score);
 	if (t->at_edge && psi_searched)
-		append_text(&text, &size, &need, "note: %s\n",
+		lik_append_text(&text, &size, &need, "note: %s\n",
 			t->note[0] ? t->note : "the best psi is the largest tried");
 	/* the baseline ran on stage 1's subsample when it has fewer rows than the best row */
 	int on_subsample = plain->rows != best->rows;
@@ -825,19 +822,19 @@ int lik_search_summary_text(const struct lik_search_table *t, int regression, in
 	if (on_subsample)
 		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
 	if (regression)
-		append_text(&text, &size, &need, "plain linear%s: best C = %g, best p = %g, CV MSE = %g",
+		lik_append_text(&text, &size, &need, "plain linear%s: best C = %g, best p = %g, CV MSE = %g",
 			where, plain->C, plain->p, plain->score);
 	else
-		append_text(&text, &size, &need, "plain linear%s: best C = %g, CV accuracy = %g%%",
+		lik_append_text(&text, &size, &need, "plain linear%s: best C = %g, CV accuracy = %g%%",
 			where, plain->C, 100.0 * plain->score);
 	if (on_subsample && regression)
-		append_text(&text, &size, &need, " (psi = %d there: %g)", versus->psi, versus->score);
+		lik_append_text(&text, &size, &need, " (psi = %d there: %g)", versus->psi, versus->score);
 	else if (on_subsample)
-		append_text(&text, &size, &need, " (psi = %d there: %g%%)", versus->psi,
+		lik_append_text(&text, &size, &need, " (psi = %d there: %g%%)", versus->psi,
 			100.0 * versus->score);
-	append_text(&text, &size, &need, "\n");
+	lik_append_text(&text, &size, &need, "\n");
 	if (!t->kernel_wins)
-		append_text(&text, &size, &need,
+		lik_append_text(&text, &size, &need,
 			"the kernel does not beat plain linear training on this data: train without -k\n");
 	return need;
 }
