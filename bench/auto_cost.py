@@ -5,7 +5,8 @@ accuracy of auto's choice, for a few sets at a time.
 
 The lighter companion of bench/auto_vs_svc.py: the same splits and files
 (bench/ikb_common.py, bench/ik_accuracy.Files), the same auto and anne
-measurements (auto_vs_svc.auto and anne_search: whole processes, `-m 1`),
+measurements (as auto_vs_svc.auto and anne_search: whole processes, `-m 1`;
+wall and CPU seconds of each search),
 one set after the other, anne first. The RBF SVC and plain-linear numbers
 that the accuracy goal compares with are not rerun: they are read from
 bench/results/auto-vs-svc.json (they do not depend on -k auto). Results go
@@ -19,6 +20,9 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
+import shlex  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -43,25 +47,64 @@ def head():
 	return r.stdout.strip() or "unknown"
 
 
+def cpu_timed(args):
+	"""A.timed, plus the CPU seconds (user + system) of the child: on a machine shared with
+	other engineers' jobs the wall time grows with the load, the CPU time of a one-thread
+	process much less, so the ratio is also given in CPU seconds."""
+	before = resource.getrusage(resource.RUSAGE_CHILDREN)
+	out, wall = A.timed(args)
+	after = resource.getrusage(resource.RUSAGE_CHILDREN)
+	return out, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def measure_set(name, accuracy, choice_rows):
 	f = A.Files(name, choice_rows)
 	r = {"rows": f.n_train, "commit": head(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-	r["anne"] = V.anne_search(f)
+	out, wall, cpu = cpu_timed([C.TRAIN, "-C", "-k", "anne", "-m", "1", f.train])
+	m = A.BEST_K_RE.search(out)
+	r["anne"] = {"search_s": wall, "cpu_s": cpu, "psi": int(m.group(1)), "C": float(m.group(2)),
+		"cv": float(m.group(3))}
 	r["anne"]["load"] = round(C.load_average(), 2)
 	print(time.strftime("%H:%M:%S"), name, "anne", r["anne"], flush=True)
-	if accuracy:
-		r["auto"] = V.auto(f)
-	else:
-		out, s = A.timed([C.TRAIN, "-C", "-k", "auto", "-m", "1", f.train])
-		m = V.BEST_AUTO_RE.search(out)
-		r["auto"] = {"search_s": s, "search_output": out, "kernel": m.group(1), "t": int(m.group(2)),
-			"psi": int(m.group(3)), "S": int(m.group(4)), "w": float(m.group(5)),
-			"C": float(m.group(6)), "cv": float(m.group(7))}
+	out, wall, cpu = cpu_timed([C.TRAIN, "-C", "-k", "auto", "-m", "1", f.train])
+	m = V.BEST_AUTO_RE.search(out)
+	r["auto"] = {"search_s": wall, "cpu_s": cpu, "search_output": out, "kernel": m.group(1),
+		"t": int(m.group(2)), "psi": int(m.group(3)), "S": int(m.group(4)), "w": float(m.group(5)),
+		"C": float(m.group(6)), "cv": float(m.group(7)), "command": V.CMD_RE.search(out).group(1)}
 	r["auto"]["load"] = round(C.load_average(), 2)
 	r["ratio"] = r["auto"]["search_s"] / r["anne"]["search_s"]
+	r["cpu_ratio"] = r["auto"]["cpu_s"] / r["anne"]["cpu_s"]
+	if accuracy:
+		r["auto"].update(accuracy_of(f, r["auto"]["command"]))
 	print(time.strftime("%H:%M:%S"), name, "auto", {k: v for k, v in r["auto"].items()
 		if k not in ("search_output", "seeds")}, "ratio %.2f" % r["ratio"], flush=True)
 	return r
+
+
+def accuracy_of(f, command):
+	"""auto_vs_svc.auto's second half: the printed command trained with -r 1..5 (-m 1), each
+	model predicting the test part; mean accuracy, spread, fit and predict seconds, bytes."""
+	words = shlex.split(command)[1:-2]  # drop "train", the data and the model paths
+	opts = []
+	i = 0
+	while i < len(words):  # the seed and the thread count are ours
+		if words[i] in ("-r", "-m"):
+			i += 2
+			continue
+		opts.append(words[i])
+		i += 1
+	seeds = {}
+	for seed in V.SEEDS:
+		_, fit_s = A.timed([C.TRAIN, "-q", "-m", "1"] + opts + ["-r", str(seed), f.train, f.model])
+		acc, pred_s = V.predict_one(f, f.model)
+		seeds[str(seed)] = {"acc": acc, "fit_s": fit_s, "predict_s": pred_s,
+			"bytes": V.E.model_bytes(f.model)}
+	accs = [v["acc"] for v in seeds.values()]
+	return {"options": " ".join(opts), "seeds": seeds, "acc": statistics.mean(accs),
+		"acc_min": min(accs), "acc_max": max(accs),
+		"fit_s": statistics.mean(v["fit_s"] for v in seeds.values()),
+		"predict_s": statistics.mean(v["predict_s"] for v in seeds.values()),
+		"bytes": seeds["1"]["bytes"]}
 
 
 def report(store):
@@ -72,16 +115,18 @@ def report(store):
 		"and tests, so each row states the one-minute load after its run. The \"before\" columns "
 		"are bench/results/auto-vs-svc.json's (same protocol, earlier commit, loads 2-5.6)." % C.machine_line(),
 		"",
-		"| set (training rows) | commit | `-C -k anne` s (load) | `-C -k auto` s (load) | ratio (goal <= %g) "
-		"| before: auto s, ratio | auto's choice (CV %%) |" % GOAL_RATIO,
+		"| set (training rows) | commit | `-C -k anne` s wall, CPU (load) | `-C -k auto` s wall, CPU (load) "
+		"| ratio wall, CPU (goal <= %g) | before: auto s, ratio (wall) | auto's choice (CV %%) |" % GOAL_RATIO,
 		"|---|---|---|---|---|---|---|"]
 	for name, r in sorted(store.items()):
 		a, n = r["auto"], r["anne"]
 		b = before.get(name + "/auto", {})
 		bn = before.get(name + "/anne", {})
 		was = "%.1f, %.1fx" % (b["search_s"], b["search_s"] / bn["search_s"]) if b and bn else ""
-		lines.append("| %s (%d) | %s | %.1f (%.1f) | %.1f (%.1f) | %.2fx | %s | %s t %d psi %d S %d w %g C %g (%.2f) |" % (
-			name, r["rows"], r["commit"], n["search_s"], n["load"], a["search_s"], a["load"], r["ratio"],
+		cpu = lambda x: "%.1f" % x["cpu_s"] if "cpu_s" in x else "-"
+		lines.append("| %s (%d) | %s | %.1f, %s (%.1f) | %.1f, %s (%.1f) | %.2fx, %s | %s | %s t %d psi %d S %d w %g C %g (%.2f) |" % (
+			name, r["rows"], r["commit"], n["search_s"], cpu(n), n["load"], a["search_s"], cpu(a), a["load"],
+			r["ratio"], "%.2fx" % r["cpu_ratio"] if "cpu_ratio" in r else "-",
 			was, a["kernel"], a["t"], a["psi"], a["S"], a["w"], a["C"], a["cv"]))
 	acc = [(name, r) for name, r in sorted(store.items()) if "acc" in r["auto"]]
 	if acc:
