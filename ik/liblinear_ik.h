@@ -289,6 +289,10 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  * the caller's solver scores the same walks). -s 11 (C and p) keeps its
  * solver and upstream's walks from C_min, with the early stop, in every
  * stage.
+ * The kernel walks' two C constants (the rising walk's first C, 1/64, and
+ * the C from which the early stop counts, 1/16) assume rows of squared
+ * norm 1; with raw features (raw_weight > 0) both are divided by the
+ * mapped rows' mean squared norm (bias excluded) rounded to a power of two.
  * For minmax, stages 1 and 2 use its grid of 2^b, 16, 64, 256, 1024,
  * 4096 (never capped by the rows; options->grid_max caps it), and stage 3
  * does not extend it (the note says so when the best is 4096); for acos
