@@ -195,7 +195,7 @@ static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_ro
  * candidates: the cheapest kernel row within the subsample's band (the
  * best subsample score, plain linear's included, minus its standard error
  * and at most 0.5 points: lik_auto_choose's band) and the best-scoring
- * kernel row, nothing else.
+ * kernel row, nothing else; the same table on one thread and on two.
  */
 START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 {
@@ -270,6 +270,24 @@ START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 	}
 	ck_assert_int_eq((long)t->best, lik_auto_choose(t->rows, t->count));
 	ck_assert_int_eq(t->rows[t->best].rows, 400);
+	/* the same table, stage 3 included, on one thread and on two (seconds aside) */
+	for (int threads = 1; threads <= 2; threads++) {
+		u.base.threads = threads;
+		lik_set_threads(threads);
+		struct lik_auto_table *again = lik_auto_search(&u.prob, &u.param, &u.base, 5, -1, &u.o,
+			&err);
+		ck_assert_msg(again != NULL, "%s", err.message);
+		ck_assert_uint_eq(again->count, t->count);
+		ck_assert_uint_eq(again->best, t->best);
+		for (size_t i = 0; i < t->count; i++) {
+			ck_assert(same_candidate(&again->rows[i], &t->rows[i]));
+			ck_assert_double_eq(again->rows[i].C, t->rows[i].C);
+			ck_assert_double_eq(again->rows[i].score, t->rows[i].score);
+			ck_assert_int_eq(again->rows[i].rows, t->rows[i].rows);
+		}
+		lik_auto_table_free(&again);
+	}
+	lik_set_threads(0);
 	lik_auto_table_free(&t);
 	setup_free(&u);
 }
