@@ -21,8 +21,6 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
-import shlex  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -107,36 +105,10 @@ def measure_set(name, accuracy, choice_rows):
 	r["ratio"] = r["auto"]["search_s"] / r["anne"]["search_s"]
 	r["cpu_ratio"] = r["auto"]["cpu_s"] / r["anne"]["cpu_s"]
 	if accuracy:
-		r["auto"].update(accuracy_of(f, r["auto"]["command"]))
+		r["auto"].update(V.command_accuracy(f, r["auto"]["command"]))
 	print(time.strftime("%H:%M:%S"), name, "auto", {k: v for k, v in r["auto"].items()
 		if k not in ("search_output", "seeds")}, "ratio %.2f" % r["ratio"], flush=True)
 	return r
-
-
-def accuracy_of(f, command):
-	"""auto_vs_svc.auto's second half: the printed command trained with -r 1..5 (-m 1), each
-	model predicting the test part; mean accuracy, spread, fit and predict seconds, bytes."""
-	words = shlex.split(command)[1:-2]  # drop "train", the data and the model paths
-	opts = []
-	i = 0
-	while i < len(words):  # the seed and the thread count are ours
-		if words[i] in ("-r", "-m"):
-			i += 2
-			continue
-		opts.append(words[i])
-		i += 1
-	seeds = {}
-	for seed in V.SEEDS:
-		_, fit_s = A.timed([C.TRAIN, "-q", "-m", "1"] + opts + ["-r", str(seed), f.train, f.model])
-		acc, pred_s = V.predict_one(f, f.model)
-		seeds[str(seed)] = {"acc": acc, "fit_s": fit_s, "predict_s": pred_s,
-			"bytes": V.E.model_bytes(f.model)}
-	accs = [v["acc"] for v in seeds.values()]
-	return {"options": " ".join(opts), "seeds": seeds, "acc": statistics.mean(accs),
-		"acc_min": min(accs), "acc_max": max(accs),
-		"fit_s": statistics.mean(v["fit_s"] for v in seeds.values()),
-		"predict_s": statistics.mean(v["predict_s"] for v in seeds.values()),
-		"bytes": seeds["1"]["bytes"]}
 
 
 def report(store):
