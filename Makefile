@@ -140,6 +140,7 @@ ikmap/signproj.o: ALL_CFLAGS += -ffp-contract=off
 ikmap/kernel_rows.o: ALL_CFLAGS += -ffp-contract=off
 # (issue 28's per-feature statistics: the -S 2/3/4 factors are stored, and cells depend on them)
 ikmap/ikmap.o: ALL_CFLAGS += -ffp-contract=off
+ikmap/ikmap_scan.o: ALL_CFLAGS += -ffp-contract=off
 # ---- end BLAS ----
 
 # ---- ikmap: the Isolation Kernel feature map (ikmap/; its GEMM from the BLAS block above) ----
@@ -732,3 +733,47 @@ IK_OURS_PYTHON ?=
 bench-ikpykit: bench/ik_mapping
 	$(PYTHON) bench/ik_vs_ikpykit.py --ikpykit-python $(IKPYKIT_PYTHON) $(if $(IK_OURS_PYTHON),--ours-python $(IK_OURS_PYTHON))
 # ---- end ikpykit comparison ----
+
+# ---- mpi: train-mpi, distributed Newton training (mpi/, issue 24) ----
+# `make mpi` builds train-mpi with MPICC (Debian: openmpi-bin libopenmpi-dev);
+# the normal build never needs MPI. `make mpi-check` runs tests/mpi/run.sh;
+# `make check` runs it when mpicc and mpirun are there and says SKIPPED
+# otherwise.
+MPICC ?= mpicc
+MPIRUN ?= mpirun
+MPI_SRC = $(wildcard mpi/*.c)
+MPI_OBJ = $(MPI_SRC:.c=.o)
+MPI_HDR = $(wildcard mpi/*.h)
+.PHONY: mpi mpi-check mpi-check-if-present clean-mpi
+mpi: train-mpi
+
+mpi/%.o: mpi/%.c $(MPI_HDR) $(LIB_HDR) $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR)
+	$(MPICC) $(ALL_CFLAGS) $(TOOLS_CFLAGS) -Impi -c -o $@ $<
+
+train-mpi: $(MPI_OBJ) $(PROGRAM_DEPS)
+	$(MPICC) -o $@ $(MPI_OBJ) $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
+
+mpi-check: train-mpi train predict
+	MPIRUN="$(MPIRUN)" LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) bash tests/mpi/run.sh
+
+# (an mpicc that cannot find mpi.h, as openmpi-bin without libopenmpi-dev, counts as absent)
+mpi-check-if-present:
+	@if command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1 \
+		&& printf '#include <mpi.h>\nint main(void) { return 0; }\n' \
+			| $(MPICC) -x c -o /dev/null - >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory mpi-check; \
+	else \
+		echo "mpi-check: SKIPPED ($(MPICC) with mpi.h, or $(MPIRUN), not found; apt-get install openmpi-bin libopenmpi-dev)"; \
+	fi
+
+check-run: mpi-check-if-present
+
+# train-mpi -n 2 against train -m 1 and -m 2 (bench/mpi_scaling.sh; needs a quiet machine)
+.PHONY: bench-mpi
+bench-mpi: train train-mpi
+	LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) bash bench/mpi_scaling.sh
+
+clean: clean-mpi
+clean-mpi:
+	rm -f mpi/*.o train-mpi
+# ---- end of the mpi block ----

@@ -180,7 +180,8 @@ static int create_temp(struct atomic_file *f, int keep_mode, mode_t mode)
 		random_suffix(f->temp + len + 1);
 		sigset_t old;
 		block_cleanup_signals(&old);
-		fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		/* with a mode to set, none wider than 0600 in between (a scratch file stays private) */
+		fd = open(f->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, keep_mode ? 0600 : 0666);
 		error = errno;
 		if (fd >= 0 && (f->slot = register_temp(f->temp)) < 0) {
 			unlink(f->temp);
@@ -228,6 +229,21 @@ int atomic_file_open(struct atomic_file *f, const char *path, unsigned flags)
 	if (f->target == NULL)
 		return -1;
 	if (create_temp(f, exists, st.st_mode & 07777) != 0) {
+		int error = errno;
+		release(f);
+		errno = error;
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_file_scratch(struct atomic_file *f, const char *prefix)
+{
+	*f = (struct atomic_file){ .slot = -1 };
+	f->target = strdup(prefix);
+	if (f->target == NULL)
+		return -1;
+	if (create_temp(f, 1, 0600) != 0) {
 		int error = errno;
 		release(f);
 		errno = error;

@@ -60,6 +60,14 @@ struct atomic_file {
 };
 
 int atomic_file_open(struct atomic_file *f, const char *path, unsigned flags);
+
+/*
+ * A scratch file of the process's own (train -k spools a pipe there):
+ * PREFIX.XXXXXX created with mode 0600, written through f->fp, registered
+ * for removal on a signal as above; atomic_file_abort removes it (it is
+ * never committed). 0, or -1 with errno set.
+ */
+int atomic_file_scratch(struct atomic_file *f, const char *prefix);
 int atomic_file_commit(struct atomic_file *f);
 void atomic_file_abort(struct atomic_file *f);
 

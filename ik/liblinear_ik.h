@@ -548,7 +548,11 @@ int lik_predict_rows(const struct lik_model *model, struct feature_node *const *
  * each of the t cells of a binary map, whose dot product over t is K),
  * and the paper's eta = 0.5 is eta here too. Multi-class is
  * one-vs-rest as the other solvers. lik_train trains it (one pass) like
- * any solver.
+ * any solver. A -s 30 model's param.C (lik_model_linear) is the eta it
+ * was last trained with, kept in its file ("eta" line; 0 for a file
+ * written before: unknown); the calls below take eta from their param
+ * only, so a caller that goes on "where the model stopped" passes it
+ * (train -i and the Python and MATLAB layers do when -c is not given).
  */
 #define LIK_SOLVER_OGD 30
 

@@ -175,6 +175,15 @@ void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows,
 	double bias, int device, int threads, struct row_set *X, struct lik_error *err);
 
 /*
+ * The ROWS_CELLS view of count rows' cells (ikmap_cell_size each, t per
+ * row) and, when the map has a raw part, their raw rows (ikmap_raw_row's,
+ * raw[count]; NULL without one); a bias column when bias >= 0. X points
+ * into cells and raw, which the caller keeps.
+ */
+void lik_cells_view(const struct ikmap *map, size_t count, double bias, const void *cells,
+	struct feature_node *const *raw, struct row_set *X);
+
+/*
  * One mapped row as the feature row a -k model sees: feature k*psi + cell
  * + 1 of value 1/sqrt(t) for k = 0..t-1, then the raw part (ikmap_raw_row
  * of the row x itself, feature j at t*psi + j), then the bias feature
@@ -191,6 +200,18 @@ void lik_model_row(const struct ikmap *map, const void *cells, const struct feat
 struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
 	struct lik_error *err);
 
+/*
+ * The streaming build (ikmap.h "Streaming build", train -k): a scan for
+ * params' factors (NULL after LIK_ENOMEM), and the map of l rows of dim
+ * features from a finished scan and the drawn rows' source, with every
+ * check and message of lik_map_build_ikmap but the rows' own (the caller
+ * reads and checks them). NULL with err set.
+ */
+struct ikmap_scan *lik_map_scan_new(const struct lik_map_params *params, struct lik_error *err);
+struct ikmap *lik_map_build_scanned(const struct ikmap_scan *scan, int l, int dim,
+	const struct lik_map_params *params, ikmap_row_source source, void *context,
+	struct lik_error *err);
+
 /* The engine's device, or -1 after LIK_EINVAL. */
 int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
 
@@ -203,6 +224,17 @@ int lik_device_of(int device, enum ikmap_device *out, struct lik_error *err);
  */
 int lik_kernel_rows(const struct problem *prob, const struct lik_map_params *kernel,
 	struct row_set *X, struct ikmap **map, void **cells, struct lik_error *err);
+
+/*
+ * Training and cross-validation on rows already mapped (train -k's
+ * streamed cells): X the rows (rows.h; ROWS_CELLS of map's cells), y
+ * their labels, bias the problem's (linear_rows.h). lik_train_cells takes one reference of map for the
+ * model (given back on failure too). NULL / -1 with err set.
+ */
+struct lik_model *lik_train_cells(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, struct lik_map *map, struct lik_error *err);
+int lik_cross_validation_cells(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double *target, struct lik_error *err);
 
 /* lik_train_with_map, mapping prob's rows on device with threads (lik_train_from's -d and -m). */
 struct lik_model *lik_train_with_map_on(const struct problem *prob, const struct parameter *param,

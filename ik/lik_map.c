@@ -283,6 +283,32 @@ const char *lik_map_params_nonnegative_reason(const struct lik_map_params *param
 		: NULL;
 }
 
+/*
+ * The checks of a build of l rows of dim features that need no row: the
+ * parameters, rows at all, psi within the rows (IK maps sample psi rows;
+ * minmax and acos cells are not rows, so rows do not cap them), a feature
+ * at all. 0, or -1 with err set.
+ */
+static int check_build(int l, int dim, const struct lik_map_params *params, struct lik_error *err)
+{
+	if (lik_map_params_check(params, err) != 0)
+		return -1;
+	if (l < 1) {
+		lik_fail(err, LIK_EDATA, "no training rows");
+		return -1;
+	}
+	if (!lik_kernel_is_exact(params->kernel) && params->psi > l) {
+		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%d)",
+			params->psi, l);
+		return -1;
+	}
+	if (dim < 1) {
+		lik_fail(err, LIK_EDATA, "-k needs training rows with at least one feature");
+		return -1;
+	}
+	return 0;
+}
+
 struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_map_params *params,
 	struct lik_error *err)
 {
@@ -290,23 +316,9 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 		lik_fail(err, LIK_EINVAL, "no problem or no map parameters given");
 		return NULL;
 	}
-	if (lik_map_params_check(params, err) != 0)
-		return NULL;
-	if (prob->l < 1) {
-		lik_fail(err, LIK_EDATA, "no training rows");
-		return NULL;
-	}
-	/* IK maps sample psi rows; minmax and acos cells are not rows, so rows do not cap them */
-	if (!lik_kernel_is_exact(params->kernel) && params->psi > prob->l) {
-		lik_fail(err, LIK_EINVAL, "psi (-g %d) exceeds the number of training rows (%d)",
-			params->psi, prob->l);
-		return NULL;
-	}
 	int dim = prob->bias >= 0 ? prob->n - 1 : prob->n;
-	if (dim < 1) {
-		lik_fail(err, LIK_EDATA, "-k needs training rows with at least one feature");
+	if (check_build(prob->l, dim, params, err) != 0)
 		return NULL;
-	}
 	struct feature_node *nodes;
 	struct feature_node **rows = rows_without_bias(prob, &nodes, err);
 	if (rows == NULL)
@@ -326,6 +338,29 @@ struct ikmap *lik_map_build_ikmap(const struct problem *prob, const struct lik_m
 		free(rows);
 		free(nodes);
 	}
+	return map;
+}
+
+struct ikmap_scan *lik_map_scan_new(const struct lik_map_params *params, struct lik_error *err)
+{
+	struct ikmap_params p = ikmap_params_of(params);
+	struct ikmap_scan *scan = ikmap_scan_new(&p);
+	if (scan == NULL)
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+	return scan;
+}
+
+struct ikmap *lik_map_build_scanned(const struct ikmap_scan *scan, int l, int dim,
+	const struct lik_map_params *params, ikmap_row_source source, void *context,
+	struct lik_error *err)
+{
+	if (check_build(l, dim, params, err) != 0)
+		return NULL;
+	struct ikmap_params p = ikmap_params_of(params);
+	char why[IKMAP_ERR_SIZE];
+	struct ikmap *map = ikmap_build_scanned(scan, l, dim, &p, source, context, why);
+	if (map == NULL)
+		lik_fail_ikmap(err, LIK_EDATA, why);
 	return map;
 }
 
@@ -410,6 +445,28 @@ static size_t aligned_size(size_t n)
 	return n > SIZE_MAX - (a - 1) ? 0 : (n + a - 1) / a * a;
 }
 
+void lik_cells_view(const struct ikmap *map, size_t count, double bias, const void *cells,
+	struct feature_node *const *raw, struct row_set *X)
+{
+	size_t t = (size_t)ikmap_t(map);
+	memset(X, 0, sizeof *X);
+	X->kind = ROWS_CELLS;
+	X->l = (int)count;
+	X->t = (int)t;
+	X->psi = ikmap_psi(map);
+	X->n = ikmap_columns(map) + (bias >= 0 ? 1 : 0);
+	X->cell_value = 1 / sqrt((double)t);
+	if (ikmap_cell_size(map) == sizeof(uint16_t))
+		X->cells16 = cells;
+	else
+		X->cells32 = cells;
+	X->bias = bias;
+	if (raw != NULL) {
+		X->raw = raw;
+		X->raw_d = ikmap_raw_columns(map);
+	}
+}
+
 void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	double bias, int device, int threads, struct row_set *X, struct lik_error *err)
 {
@@ -445,29 +502,17 @@ void *lik_map_row_set(const struct ikmap *map, struct feature_node *const *rows,
 		free(block);
 		return NULL;
 	}
-	memset(X, 0, sizeof *X);
-	X->kind = ROWS_CELLS;
-	X->l = (int)count;
-	X->t = (int)t;
-	X->psi = ikmap_psi(map);
-	X->n = ikmap_columns(map) + (bias >= 0 ? 1 : 0);
-	X->cell_value = 1 / sqrt((double)t);
-	if (width == sizeof(uint16_t))
-		X->cells16 = (const uint16_t *)block;
-	else
-		X->cells32 = (const uint32_t *)block;
-	X->bias = bias;
+	struct feature_node **raw = NULL;
 	if (raw_d > 0) {
 		/* rows ikmap_map accepted, so their values are the ones ikmap_raw_row takes */
-		struct feature_node **raw = (struct feature_node **)(block + at_ptrs);
+		raw = (struct feature_node **)(block + at_ptrs);
 		struct feature_node *next = (struct feature_node *)(block + at_nodes);
 		for (size_t i = 0; i < count; i++) {
 			raw[i] = next;
 			next += ikmap_raw_row(map, rows[i], next) + 1;
 		}
-		X->raw = raw;
-		X->raw_d = raw_d;
 	}
+	lik_cells_view(map, count, bias, block, raw, X);
 	return block;
 }
 

@@ -59,6 +59,24 @@ static int training_rows(const struct problem *prob, const struct ikmap *map, in
 	return *cells != NULL ? 0 : -1;
 }
 
+struct lik_model *lik_train_cells(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, struct lik_map *map, struct lik_error *err)
+{
+	struct lik_capture capture;
+	lik_capture_begin(&capture);
+	struct model *linear = train_rows(X, y, bias, param);
+	lik_capture_end(&capture);
+	if (linear == NULL) {
+		fail_from_liblinear(err, LIK_EDATA, &capture, "training failed");
+		lik_map_free(&map);
+		return NULL;
+	}
+	struct lik_model *model = lik_model_wrap(linear, map, err);
+	if (model != NULL)
+		lik_ok(err);
+	return model;
+}
+
 /* Trains on prob through map (NULL: plain); the model takes one reference of shared. */
 static struct lik_model *train_through(const struct problem *prob, const struct parameter *param,
 	struct lik_map *shared, int device, int threads, struct lik_error *err)
@@ -70,19 +88,8 @@ static struct lik_model *train_through(const struct problem *prob, const struct 
 		lik_map_free(&shared);
 		return NULL;
 	}
-	struct lik_capture capture;
-	lik_capture_begin(&capture);
-	struct model *linear = train_rows(&X, prob->y, prob->bias, param);
-	lik_capture_end(&capture);
+	struct lik_model *model = lik_train_cells(&X, prob->y, prob->bias, param, shared, err);
 	free(cells);
-	if (linear == NULL) {
-		fail_from_liblinear(err, LIK_EDATA, &capture, "training failed");
-		lik_map_free(&shared);
-		return NULL;
-	}
-	struct lik_model *model = lik_model_wrap(linear, shared, err);
-	if (model != NULL)
-		lik_ok(err);
 	return model;
 }
 
@@ -158,12 +165,19 @@ int lik_cross_validation(const struct problem *prob, const struct parameter *par
 	void *cells;
 	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
-	struct lik_capture capture;
-	lik_capture_begin(&capture);
-	int status = cross_validation_rows(&X, prob->y, prob->bias, param, nr_fold, target);
-	lik_capture_end(&capture);
+	int status = lik_cross_validation_cells(&X, prob->y, prob->bias, param, nr_fold, target, err);
 	free(cells);
 	ikmap_free(map);
+	return status;
+}
+
+int lik_cross_validation_cells(const struct row_set *X, const double *y, double bias,
+	const struct parameter *param, int nr_fold, double *target, struct lik_error *err)
+{
+	struct lik_capture capture;
+	lik_capture_begin(&capture);
+	int status = cross_validation_rows(X, y, bias, param, nr_fold, target);
+	lik_capture_end(&capture);
 	if (status != 0) {
 		fail_from_liblinear(err, LIK_ENOMEM, &capture, "out of memory in cross validation");
 		return -1;

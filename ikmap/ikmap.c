@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ikmap_impl.h"
 
 /* The factors of scales 2-4 are computed here and stored: the Makefile compiles this file with
@@ -169,270 +170,6 @@ static int check_rows(struct feature_node *const *rows, int n, int d,
 	return 0;
 }
 
-/*
- * Scaled: factor[j] = 1 / max |x_j| (1 where the feature is always 0).
- * Unscaled: no array (ikmap_factor is 1), so a wide d costs nothing.
- */
-static int learn_range(struct ikmap *map, struct feature_node *const *rows, int n, char *err);
-static int learn_stats(struct ikmap *map, struct feature_node *const *rows,
-	const struct ikmap_dense_in *dense, int n, char *err);
-
-static int learn_factors(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
-{
-	if (ikmap_stores_shift(map->method, map->scaled))
-		return learn_range(map, rows, n, err);
-	if (map->scaled >= 2 && ikmap_stores_factors(map->method, map->scaled))
-		return learn_stats(map, rows, NULL, n, err);
-	if (map->scaled != 1)
-		return 0;
-	map->factor = malloc(((size_t)map->dim + 1) * sizeof(double));
-	if (!map->factor) {
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	for (int j = 0; j <= map->dim; j++)
-		map->factor[j] = 0;
-	/* a plain comparison, not fmax (a libm call per value): check_rows
-	 * refused non-finite values, so there is no NaN to order */
-	for (int i = 0; i < n; i++)
-		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
-			double a = fabs(f->value);
-			if (a > map->factor[f->index])
-				map->factor[f->index] = a;
-		}
-	for (int j = 0; j <= map->dim; j++)
-		map->factor[j] = map->factor[j] > 0 ? 1 / map->factor[j] : 1;
-	return 0;
-}
-
-/*
- * Scale 2 from min_j and max_j (a zero range: factor 0, the feature maps
- * to 0). A range that overflows (values near +-DBL_MAX) is halved first,
- * so the factor stays finite; values then clip as usual.
- */
-static void set_range(struct ikmap *map, int j, double lo, double hi)
-{
-	map->shift[j] = lo;
-	double range = hi - lo;
-	if (!(range > 0))
-		map->factor[j] = 0;
-	else if (isfinite(range))
-		map->factor[j] = 1 / range;
-	else
-		map->factor[j] = 0.5 / (0.5 * hi - 0.5 * lo);
-}
-
-static int alloc_range(struct ikmap *map, char *err)
-{
-	map->factor = calloc((size_t)map->dim + 1, sizeof(double));
-	map->shift = calloc((size_t)map->dim + 1, sizeof(double));
-	if (!map->factor || !map->shift) {
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Scale 2 over sparse rows: min and max of the stored values, then 0 is
- * among a feature's values when fewer than n rows store it (implicit
- * zeros count, ikmap.h).
- */
-static int learn_range(struct ikmap *map, struct feature_node *const *rows, int n, char *err)
-{
-	if (alloc_range(map, err))
-		return -1;
-	int d = map->dim;
-	int *seen = calloc((size_t)d + 1, sizeof(int));
-	double *hi = calloc((size_t)d + 1, sizeof(double));
-	if (!seen || !hi) {
-		free(seen);
-		free(hi);
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	double *lo = map->shift;
-	for (int i = 0; i < n; i++)
-		for (const struct feature_node *f = rows[i]; f->index != -1; f++) {
-			int j = f->index;
-			double v = f->value;
-			if (seen[j]++ == 0) {
-				lo[j] = v;
-				hi[j] = v;
-			} else {
-				lo[j] = v < lo[j] ? v : lo[j];
-				hi[j] = v > hi[j] ? v : hi[j];
-			}
-		}
-	for (int j = 1; j <= d; j++) {
-		double a = lo[j], b = hi[j];
-		if (seen[j] < n) {	/* an implicit zero (seen 0: only zeros) */
-			a = a < 0 ? a : 0;
-			b = b > 0 ? b : 0;
-		}
-		set_range(map, j, a, b);
-	}
-	free(seen);
-	free(hi);
-	return 0;
-}
-
-/*
- * The nonzero values of n build rows, sparse (rows) or dense, in
- * row-major order, features 1..dim: the statistics of scales 2 (aNNE), 3
- * and 4 read only these, the zeros being counted as n minus the nonzeros
- * seen, so sparse and dense input give the same sums in the same order,
- * hence the same factors (ikmap.h: the same map either way).
- */
-struct nonzeros {
-	struct feature_node *const *rows;
-	const struct ikmap_dense_in *dense;
-	int n, dim;
-	int i;				/* the current row */
-	const struct feature_node *f;	/* sparse: the next node of row i */
-	int j;				/* dense: the next column of row i, 0-based */
-};
-
-static void nonzeros_start(struct nonzeros *it, struct feature_node *const *rows,
-	const struct ikmap_dense_in *dense, int n, int dim)
-{
-	it->rows = rows;
-	it->dense = dense;
-	it->n = n;
-	it->dim = dim;
-	it->i = 0;
-	it->f = rows && n > 0 ? rows[0] : NULL;
-	it->j = 0;
-}
-
-/* The next nonzero: 1 with *j and *x set, 0 at the end. */
-static int nonzeros_next(struct nonzeros *it, int *j, double *x)
-{
-	while (it->i < it->n) {
-		if (it->rows) {
-			while (it->f->index != -1) {
-				const struct feature_node *f = it->f++;
-				if (f->value != 0) {
-					*j = f->index;
-					*x = f->value;
-					return 1;
-				}
-			}
-		} else {
-			const double *row = it->dense->x + (size_t)it->i * it->dense->ld;
-			while (it->j < it->dim) {
-				double v = row[it->j++];
-				if (v != 0) {
-					*j = it->j;
-					*x = v;
-					return 1;
-				}
-			}
-		}
-		it->i++;
-		it->j = 0;
-		if (it->rows && it->i < it->n)
-			it->f = it->rows[it->i];
-	}
-	return 0;
-}
-
-/* 1 / v, or 1 when v is 0 or so small that its reciprocal overflows (no finite factor). */
-static double reciprocal_or_one(double v)
-{
-	double r = v > 0 ? 1 / v : 0;
-	return r > 0 && isfinite(r) ? r : 1;
-}
-
-/*
- * The factors of scale 2 for aNNE (1 / range, no shift: a shift changes
- * no distance, and rows stay sparse), scale 3 (1 / standard deviation, no
- * centring) and scale 4 (1 / max log1p(x)), every statistic over all n
- * rows, implicit zeros included; a zero range, deviation or maximum gives
- * factor 1 (ikmap.h, Scaling). Rows were checked (finite; non-negative
- * under scale 4). The deviation is computed on values divided by the
- * feature's max |x| (exact powers are not needed: the division is the
- * same on every machine), so no square overflows, in two passes (mean,
- * then squared deviations), with the n - c implicit zeros' term added
- * last. 0, or -1 with err set.
- */
-static int learn_stats(struct ikmap *map, struct feature_node *const *rows,
-	const struct ikmap_dense_in *dense, int n, char *err)
-{
-	int d = map->dim, scale = map->scaled;
-	size_t m = (size_t)d + 1;
-	double *f = calloc(m, sizeof(double));
-	double *a = calloc(m, sizeof(double));	/* scale 2: max; 3: max |x|; 4: max log1p */
-	double *b = calloc(m, sizeof(double));	/* scale 2: min; 3: sum of x / max |x| */
-	double *c = calloc(m, sizeof(double));	/* scale 3: squared deviations */
-	int *count = calloc(m, sizeof(int));	/* the nonzeros seen per feature */
-	if (!f || !a || !b || !c || !count) {
-		free(f);
-		free(a);
-		free(b);
-		free(c);
-		free(count);
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	struct nonzeros it;
-	int j;
-	double x;
-	nonzeros_start(&it, rows, dense, n, d);
-	while (nonzeros_next(&it, &j, &x)) {
-		if (scale == 2) {
-			if (count[j] == 0 || x > a[j])
-				a[j] = x;
-			if (count[j] == 0 || x < b[j])
-				b[j] = x;
-		} else if (scale == 3) {
-			double v = fabs(x);
-			a[j] = v > a[j] ? v : a[j];
-		} else {
-			double v = det_log1p(x);
-			a[j] = v > a[j] ? v : a[j];
-		}
-		count[j]++;
-	}
-	if (scale == 3) {
-		nonzeros_start(&it, rows, dense, n, d);
-		while (nonzeros_next(&it, &j, &x))
-			b[j] += x / a[j];
-		for (int k = 1; k <= d; k++)
-			b[k] /= n;	/* the mean of the divided values, zeros counted */
-		nonzeros_start(&it, rows, dense, n, d);
-		while (nonzeros_next(&it, &j, &x)) {
-			double e = x / a[j] - b[j];
-			c[j] += e * e;
-		}
-	}
-	for (int k = 1; k <= d; k++) {
-		if (scale == 2) {
-			double hi = a[k], lo = b[k];
-			if (count[k] < n) {	/* an implicit zero */
-				hi = hi > 0 ? hi : 0;
-				lo = lo < 0 ? lo : 0;
-			}
-			double range = hi - lo;
-			f[k] = isfinite(range) ? reciprocal_or_one(range)
-				: 0.5 / (0.5 * hi - 0.5 * lo);	/* a range past the largest double */
-		} else if (scale == 3) {
-			double e = b[k] * b[k];
-			double var = (c[k] + e * (double)(n - count[k])) / n;
-			f[k] = a[k] > 0 ? reciprocal_or_one(a[k] * sqrt(var)) : 1;
-		} else {
-			f[k] = reciprocal_or_one(a[k]);
-		}
-	}
-	f[0] = 1;
-	map->factor = f;
-	free(a);
-	free(b);
-	free(c);
-	free(count);
-	return 0;
-}
-
 /* Every partitioning's psi distinct row numbers, at drawn[k*psi ..]. */
 static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char *err)
 {
@@ -453,20 +190,30 @@ static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char
 	return drawn;
 }
 
+static int cmp_row_number(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 /*
  * The partitionings of a map whose parameters and factors are set: the
  * draws, then aNNE's centres or iForest's trees from the drawn rows, then
- * the derived part. The draws never look at the rows, and only drawn rows
- * are read, so dense input (rows NULL, dense set) turns just those into
- * sparse rows (the same nodes the sparse form holds) and the map is the
- * sparse path's, byte for byte. 0, or -1 with err set.
+ * the derived part. The draws depend on n alone, and only drawn rows are
+ * read: source gives them, in ascending row order, and the draws are
+ * renumbered to their ranks among them (a renumbering that keeps order:
+ * aNNE's sorted samples and iForest's trees come out the same), so rows in
+ * memory, dense rows made sparse and rows read back from a file all give
+ * the same map, byte for byte. The drawn rows are released before the
+ * derived part is made, so they never coexist with it. 0, or -1.
  */
-static int partition(struct ikmap *map, struct feature_node *const *rows,
-	const struct ikmap_dense_in *dense, int n, int threads, char *err)
+static int partition(struct ikmap *map, int n, ikmap_row_source source, void *context,
+	int threads, char *err)
 {
 	struct rng *rngs = NULL;
-	int *drawn = NULL;
-	struct feature_node **made = NULL, *nodes = NULL;
+	int *drawn = NULL, *ids = NULL;
+	struct feature_node **rows = NULL;
+	size_t m = (size_t)map->t * (size_t)map->psi, u = 0;
 	int status = 0;
 	if (ikmap_partition_rngs(map->seed, map->t, &rngs)) {
 		ikmap_error(err, "out of memory");
@@ -474,52 +221,32 @@ static int partition(struct ikmap *map, struct feature_node *const *rows,
 	}
 	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
 		status = -1;
-	if (!status && !rows) {
-		size_t m = (size_t)map->t * (size_t)map->psi;
-		static struct feature_node drawn_mark;	/* made[i]'s mark until i's nodes exist */
-		made = calloc((size_t)n, sizeof *made);	/* NULL: a row nobody drew */
-		size_t total = 0;
-		if (made) {
-			for (size_t i = 0; i < m; i++)
-				made[drawn[i]] = &drawn_mark;
-			/* each drawn row's nonzeros and its end node, counted exactly */
-			for (int i = 0; i < n; i++) {
-				if (!made[i])
-					continue;
-				const double *x = dense->x + (size_t)i * dense->ld;
-				for (int j = 0; j < map->dim; j++)
-					total += x[j] != 0;
-				total++;
-			}
-			nodes = malloc(total * sizeof *nodes);
-		}
-		if (!made || !nodes) {
-			ikmap_error(err, "out of memory");
-			status = -1;
-		} else {
-			struct feature_node *at = nodes;
-			for (int i = 0; i < n; i++) {
-				if (!made[i])
-					continue;
-				made[i] = at;
-				ikmap_dense_row_nodes(dense, (size_t)i, map->dim, at);
-				while (at->index != -1)
-					at++;
-				at++;
-			}
-			rows = made;
-		}
+	if (!status && (!(ids = malloc(m * sizeof *ids)) || !(rows = malloc(m * sizeof *rows)))) {
+		ikmap_error(err, "out of memory");
+		status = -1;
+	}
+	if (!status) {
+		memcpy(ids, drawn, m * sizeof *ids);
+		qsort(ids, m, sizeof *ids, cmp_row_number);
+		for (size_t j = 0; j < m; j++)
+			if (u == 0 || ids[u - 1] != ids[j])
+				ids[u++] = ids[j];
+		for (size_t j = 0; j < m; j++)
+			drawn[j] = (int)((int *)bsearch(&drawn[j], ids, u, sizeof *ids,
+				cmp_row_number) - ids);
+		status = source(context, ids, u, rows, err);
 	}
 	if (!status) {
 		if (map->method == IKMAP_ANNE)
 			status = ikmap_anne_collect(map, rows, drawn, err);
 		else
 			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+		source(context, NULL, 0, NULL, err);	/* the drawn rows are no longer needed */
 	}
 	if (!status)
 		status = ikmap_prepare(map, err);
-	free(made);
-	free(nodes);
+	free(rows);
+	free(ids);
 	free(rngs);
 	free(drawn);
 	return status;
@@ -538,31 +265,49 @@ static struct ikmap *new_map(int d, const struct ikmap_params *params, char *err
 	map->psi = params->method == IKMAP_ACOS ? 2 : params->psi;
 	map->dim = d;
 	map->seed = params->seed;
-	/* iForest keeps only log1p (ikmap.h, Scaling): scales 1-3 change none of its splits;
-	 * scale 2 stays for its raw part's factors (ikmap.h, Raw features) */
-	if (params->method == IKMAP_IFOREST)
-		map->scaled = params->scale == 4 || (params->scale == 2 && params->raw_weight > 0)
-			? params->scale : 0;
-	else
-		map->scaled = params->scale;
+	map->scaled = ikmap_map_scale(params);
 	map->raw_weight = params->raw_weight;
 	return map;
 }
 
-/*
- * iForest's raw part under scale 2: range factors of its own, learnt after
- * the trees were grown (map->factor must be NULL while they are: a tree
- * applies the map's factors to its values). 0, or -1 with err set.
- */
-static int learn_raw_factors(struct ikmap *map, struct feature_node *const *rows,
-	const struct ikmap_dense_in *dense, int n, char *err)
+struct ikmap *ikmap_build_scanned(const struct ikmap_scan *scan, int n, int d,
+	const struct ikmap_params *params, ikmap_row_source source, void *context, char *err)
 {
-	if (map->method != IKMAP_IFOREST || map->scaled != 2)
-		return 0;
-	if (learn_stats(map, rows, dense, n, err))
-		return -1;
-	map->raw_factor = map->factor;
-	map->factor = NULL;
+	if (check_params(n, d, params, err))
+		return NULL;
+	struct ikmap *map = new_map(d, params, err);
+	if (!map)
+		return NULL;
+	int threads = ikmap_threads(params->threads);
+	/* iForest's raw factors come after its trees: a tree applies map->factor, NULL then */
+	if (ikmap_scan_factors(scan, map, 0, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
+			: partition(map, n, source, context, threads, err))
+			|| ikmap_scan_factors(scan, map, 1, err)) {
+		ikmap_free(map);
+		return NULL;
+	}
+	return map;
+}
+
+/* The rows of ikmap_build: already in memory, nothing to release. */
+static int rows_in_memory(void *context, const int *ids, size_t count,
+	struct feature_node **rows, char *err)
+{
+	struct feature_node *const *all = context;
+	(void)err;
+	for (size_t i = 0; i < count; i++)
+		rows[i] = all[ids[i]];
+	return 0;
+}
+
+/* All passes of scan over rows[0..n-1]. 0, or -1 with err set. */
+static int scan_all(struct ikmap_scan *scan, struct feature_node *const *rows, int n, char *err)
+{
+	for (int pass = 0; pass < ikmap_scan_passes(scan); pass++) {
+		if (ikmap_scan_rows(scan, rows, (size_t)n, err))
+			return -1;
+		ikmap_scan_end_pass(scan);
+	}
 	return 0;
 }
 
@@ -571,16 +316,15 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 {
 	if (check_params(n, d, params, err) || check_rows(rows, n, d, params, err))
 		return NULL;
-	struct ikmap *map = new_map(d, params, err);
-	if (!map)
-		return NULL;
-	int threads = ikmap_threads(params->threads);
-	if (learn_factors(map, rows, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
-			: partition(map, rows, NULL, n, threads, err))
-			|| learn_raw_factors(map, rows, NULL, n, err)) {
-		ikmap_free(map);
+	struct ikmap_scan *scan = ikmap_scan_new(params);
+	if (!scan) {
+		ikmap_error(err, "out of memory");
 		return NULL;
 	}
+	struct ikmap *map = NULL;
+	if (!scan_all(scan, rows, n, err))
+		map = ikmap_build_scanned(scan, n, d, params, rows_in_memory, (void *)rows, err);
+	ikmap_scan_free(scan);
 	return map;
 }
 
@@ -605,11 +349,12 @@ int ikmap_dense_width(const double *x, size_t n, size_t cols, size_t ld)
  */
 static int dense_range(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
 {
-	if (alloc_range(map, err))
-		return -1;
 	int d = map->dim;
+	map->factor = calloc((size_t)d + 1, sizeof(double));
+	map->shift = calloc((size_t)d + 1, sizeof(double));
 	double *hi = calloc((size_t)d + 1, sizeof(double));
-	if (!hi) {
+	if (!map->factor || !map->shift || !hi) {
+		free(hi);
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
@@ -633,15 +378,17 @@ static int dense_range(struct ikmap *map, const struct ikmap_dense_in *in, int n
 		}
 	}
 	for (int j = 1; j <= d; j++)
-		set_range(map, j, lo[j], hi[j]);
+		ikmap_set_range(map->factor, map->shift, j, lo[j], hi[j]);
 	free(hi);
 	return 0;
 }
 
 /*
- * check_rows and learn_factors of dense rows in one pass: the first
- * non-finite value in row-major order is the one reported, as check_rows
- * reports the first of the sparse form.
+ * check_rows and the factors of scale 1 (and of min-max and acos under
+ * scale 2) of dense rows in one pass: the first non-finite value in
+ * row-major order is the one reported, as check_rows reports the first of
+ * the sparse form. The statistics of scales 2-4 are the scan's
+ * (ikmap_scan_dense, after this).
  */
 static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int n, char *err)
 {
@@ -687,8 +434,45 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 	if (f)
 		for (int j = 0; j <= d; j++)
 			f[j] = f[j] > 0 ? 1 / f[j] : 1;
-	if (map->scaled >= 2 && ikmap_stores_factors(map->method, map->scaled))
-		return learn_stats(map, NULL, in, n, err);
+	return 0;
+}
+
+/* ikmap_build_dense's drawn rows: made sparse (the nodes their sparse form holds). */
+struct dense_source {
+	const struct ikmap_dense_in *in;
+	int d;
+	struct feature_node *nodes;
+};
+
+static int dense_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
+	char *err)
+{
+	struct dense_source *ds = context;
+	free(ds->nodes);
+	ds->nodes = NULL;
+	if (rows == NULL)
+		return 0;	/* release */
+	/* each drawn row's nonzeros and its end node, counted exactly */
+	size_t total = 0;
+	for (size_t i = 0; i < count; i++) {
+		const double *x = ds->in->x + (size_t)ids[i] * ds->in->ld;
+		for (int j = 0; j < ds->d; j++)
+			total += x[j] != 0;
+		total++;
+	}
+	ds->nodes = malloc(total * sizeof *ds->nodes);
+	if (!ds->nodes) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	struct feature_node *at = ds->nodes;
+	for (size_t i = 0; i < count; i++) {
+		rows[i] = at;
+		ikmap_dense_row_nodes(ds->in, (size_t)ids[i], ds->d, at);
+		while (at->index != -1)
+			at++;
+		at++;
+	}
 	return 0;
 }
 
@@ -702,13 +486,32 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 		return NULL;
 	}
 	struct ikmap *map = new_map(d, params, err);
-	if (!map)
+	struct ikmap_scan *scan = map ? ikmap_scan_new(params) : NULL;
+	if (!scan) {
+		ikmap_free(map);
+		ikmap_error(err, "out of memory");
 		return NULL;
+	}
 	struct ikmap_dense_in in = { x, ld, d };
+	struct dense_source ds = { &in, d, NULL };
 	int threads = ikmap_threads(params->threads);
-	if (dense_factors(map, &in, n, err) || (is_kernel(map->method) ? ikmap_prepare(map, err)
-			: partition(map, NULL, &in, n, threads, err))
-			|| learn_raw_factors(map, NULL, &in, n, err)) {
+	/* dense_factors checks the values and makes scale 1's and the shifted range's factors;
+	 * the scan, scales 2-4's over the nonzeros, as the sparse form gives them */
+	int status = dense_factors(map, &in, n, err);
+	for (int pass = 0; !status && ikmap_scan_stats(scan) && pass < ikmap_scan_passes(scan); pass++) {
+		status = ikmap_scan_dense(scan, &in, (size_t)n, d, err);
+		ikmap_scan_end_pass(scan);
+	}
+	if (!status && ikmap_scan_stats(scan))
+		status = ikmap_scan_factors(scan, map, 0, err);
+	if (!status)
+		status = is_kernel(map->method) ? ikmap_prepare(map, err)
+			: partition(map, n, dense_rows, &ds, threads, err);
+	if (!status)
+		status = ikmap_scan_factors(scan, map, 1, err);
+	free(ds.nodes);
+	ikmap_scan_free(scan);
+	if (status) {
 		ikmap_free(map);
 		return NULL;
 	}

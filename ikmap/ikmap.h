@@ -229,6 +229,39 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
 	const struct ikmap_params *params, char *err);
 
 /*
+ * Streaming build: the same map as ikmap_build, from rows that are never
+ * all in memory at once (train -k reads its file in passes).
+ *
+ * The per-feature factors need statistics over all rows: a scan gathers
+ * them. ikmap_scan_passes(s) passes (0, 1, or 3 under scale 3) each feed
+ * every row, in the same order every time, through ikmap_scan_rows (any
+ * batches), each pass closed by ikmap_scan_end_pass; pass 0 also counts
+ * the rows. The rows must be what ikmap_build accepts (indices 1..d
+ * ascending, finite values, non-negative where ikmap_needs_nonnegative):
+ * the scan does not check them. ikmap_build_scanned then builds the map
+ * of those n rows of dimension d: the draws depend on n and the seed
+ * alone, and only the drawn rows are read, through source, called once
+ * with the ascending distinct row numbers ids[0..count-1] (0-based, in
+ * the scan's order) to set rows[i] to row ids[i] (valid until the next
+ * call), and once more with ids and rows NULL and count 0 when they are
+ * no longer needed; it returns 0, or -1 with err set. Min-max and acos
+ * draw no rows and never call it. ikmap_build is exactly this over rows
+ * in memory, so both give the same map, byte for byte. NULL (or -1) with
+ * err set on error; ikmap_scan_new gives NULL only when out of memory.
+ */
+struct ikmap_scan;
+typedef int (*ikmap_row_source)(void *context, const int *ids, size_t count,
+	struct feature_node **rows, char *err);
+struct ikmap_scan *ikmap_scan_new(const struct ikmap_params *params);
+int ikmap_scan_passes(const struct ikmap_scan *s);
+int ikmap_scan_rows(struct ikmap_scan *s, struct feature_node *const *rows, size_t count,
+	char *err);
+void ikmap_scan_end_pass(struct ikmap_scan *s);
+void ikmap_scan_free(struct ikmap_scan *s);
+struct ikmap *ikmap_build_scanned(const struct ikmap_scan *scan, int n, int d,
+	const struct ikmap_params *params, ikmap_row_source source, void *context, char *err);
+
+/*
  * Maps rows[0..count-1] to cells (count * t elements of ikmap_cell_size
  * bytes). threads <= 0: the OpenMP default. Returns 0, -1 when out of
  * memory (err says so), or -2 when a value (of a feature <= d) is not

@@ -128,6 +128,17 @@ struct ikmap {
 	int *feature_slot;	/* direct keys: [span+1], slot of feature j or -1 when no tree
 				 * splits on it; NULL when keys (the slot is the key) */
 	int *node_slot;		/* slot of node_feature (inner nodes) */
+	/*
+	 * All trees' nodes again in one array of 16-byte entries (tree k at
+	 * tree_start[k]), so a step down a tree reads one cache line instead
+	 * of one in each of four arrays: slot -1 marks a leaf, whose next is
+	 * its leaf number; an inner node's next is its left child.
+	 */
+	struct ikmap_flat_node {
+		int32_t slot;
+		int32_t next;
+		double split;
+	} *flat_node;
 };
 
 /*
@@ -423,5 +434,23 @@ int ikmap_minmax_map(const struct ikmap *map, const struct ikmap_rows_in *in, si
 /* ikmap_file.c */
 /* The checksum of the stored part (no allocation: it is hashed as it is serialised). */
 uint64_t ikmap_stored_checksum(const struct ikmap *map);
+
+/* ikmap_scan.c (ikmap.h "Streaming build") */
+/* The scale code a map of these parameters stores (iForest keeps only log1p, and 2 for a raw part). */
+int ikmap_map_scale(const struct ikmap_params *p);
+/* Whether the scan gathers scales 2-4's statistics (the dense build makes the others itself). */
+int ikmap_scan_stats(const struct ikmap_scan *s);
+/* Feeds n dense rows of columns 1..d (their nonzeros) to the current pass. 0, or -1. */
+int ikmap_scan_dense(struct ikmap_scan *s, const struct ikmap_dense_in *in, size_t n, int d,
+	char *err);
+/*
+ * Sets map's factors (and shift) from a finished scan, for map->dim
+ * features: raw 0 the factors the map applies (before partitioning), raw
+ * 1 iForest's raw-part factors (after its trees); the other call does
+ * nothing. 0, or -1 with err set.
+ */
+int ikmap_scan_factors(const struct ikmap_scan *s, struct ikmap *map, int raw, char *err);
+/* Min-max and acos scale 2's factor and shift of feature j from its min and max. */
+void ikmap_set_range(double *factor, double *shift, int j, double lo, double hi);
 
 #endif /* IKMAP_IMPL_H */

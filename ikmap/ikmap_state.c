@@ -68,6 +68,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->post_value);
 	free(map->feature_slot);
 	free(map->node_slot);
+	free(map->flat_node);
 	free(map->keys);
 	ikmap_prune_free(map->prune);
 	ikmap_gpu_free(map->gpu);

@@ -4,7 +4,11 @@
  * Format (upstream 2.50): "solver_type NAME", "nr_class N", "label l1 l2 ..."
  * (classification only), "nr_feature N", "bias %.17g", "rho %.17g"
  * (one-class only), "w", then one line per row of w holding that row's
- * nr_w weights, each printed "%.17g " (trailing space included).
+ * nr_w weights, each printed "%.17g " (trailing space included). Ours
+ * only: a model of the online solver (ONLINE_OGD_HINGE, which upstream's
+ * load_model refuses by name) also has "eta %.17g" (its param.C, when > 0)
+ * after "bias"; read only after that solver_type, unknown text elsewhere
+ * as upstream says; a file without it loads with param.C = 0.
  *
  * Both directions run under the C locale of the calling thread only
  * (uselocale), so a caller's locale with a decimal comma neither leaks
@@ -31,6 +35,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,6 +50,7 @@
 #include "linear.h"
 #include "model_shape.h"
 #include "model_stream.h"
+#include "online.h"
 
 /* Model-file names of the solver types, indexed by the enum value. */
 static const char *const solver_names[] = {
@@ -92,6 +98,43 @@ static void put(struct writer *out, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The weights' text, "%.17g " each, remembered by value: an online model
+ * holds few distinct weights (a9a's 102,400 under -k iforest: 90, sums of
+ * +-eta/sqrt(t)), and formatting a double exactly is the dear part of
+ * writing one. A slot holds the last value that hashed to it and its text,
+ * made by the same "%.17g " as always, so the bytes are those of printing
+ * every weight; a value never seen costs a hash on top of that.
+ */
+#define WEIGHT_SLOTS 256
+#define WEIGHT_TEXT 40	/* "%.17g " is at most 25 bytes ("-1.2345678901234567e-308 ") */
+
+struct weight_text {
+	uint64_t bits;
+	int len;		/* 0: empty slot */
+	char text[WEIGHT_TEXT];
+};
+
+static void put_weight(struct writer *out, struct weight_text *slots, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	/* the high bits of a multiplicative hash choose the slot */
+	struct weight_text *slot = &slots[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 56];
+	if (slot->len == 0 || slot->bits != bits) {
+		int len = snprintf(slot->text, sizeof slot->text, "%.17g ", v);
+		if (len < 0 || len >= (int)sizeof slot->text) {
+			slot->len = 0;
+			put(out, "%.17g ", v);
+			return;
+		}
+		slot->bits = bits;
+		slot->len = len;
+	}
+	if (fwrite(slot->text, 1, (size_t)slot->len, out->fp) != (size_t)slot->len)
+		out->failed = 1;
+}
+
 static int write_model(FILE *fp, const struct model *m)
 {
 	const char *name = solver_name(m->param.solver_type);
@@ -113,13 +156,17 @@ static int write_model(FILE *fp, const struct model *m)
 	put(&out, "bias %.17g\n", m->bias);
 	if (m->param.solver_type == ONECLASS_SVM)
 		put(&out, "rho %.17g\n", m->rho);
+	if (m->param.solver_type == ONLINE_OGD && m->param.C > 0)
+		put(&out, "eta %.17g\n", m->param.C);
 	put(&out, "w\n");
 	size_t w_size = model_w_size(m);
 	size_t nr_w = (size_t)model_nr_w(m);
+	struct weight_text slots[WEIGHT_SLOTS] = {0};	/* 14 KiB: no allocation that could fail */
 	for (size_t j = 0; j < w_size && !out.failed; j++) {
 		for (size_t k = 0; k < nr_w; k++)
-			put(&out, "%.17g ", m->w[j * nr_w + k]);
-		put(&out, "\n");
+			put_weight(&out, slots, m->w[j * nr_w + k]);
+		if (putc('\n', fp) == EOF)
+			out.failed = 1;
 	}
 	return out.failed ? -1 : 0;
 }
@@ -165,9 +212,14 @@ enum token_status { TOKEN_OK, TOKEN_EOF, TOKEN_TOO_LONG };
  */
 static enum token_status read_token(FILE *fp, char *buf, size_t cap)
 {
+	/*
+	 * getc_unlocked: read_model holds the stream's lock for the whole
+	 * file, so a character costs no lock of its own (the lock per getc was
+	 * most of the time to load a model of 100,000 weights).
+	 */
 	int c;
 	do
-		c = getc(fp);
+		c = getc_unlocked(fp);
 	while (c != EOF && isspace(c));
 	size_t n = 0;
 	while (c != EOF && !isspace(c)) {
@@ -177,7 +229,7 @@ static enum token_status read_token(FILE *fp, char *buf, size_t cap)
 			return TOKEN_TOO_LONG;
 		}
 		buf[n++] = (char)c;
-		c = getc(fp);
+		c = getc_unlocked(fp);
 	}
 	buf[n] = '\0';
 	return n == 0 ? TOKEN_EOF : TOKEN_OK;
@@ -225,7 +277,7 @@ fail:
 
 /* Which header keywords have been read. */
 struct header_seen {
-	int solver_type, nr_class, label, nr_feature, bias, rho;
+	int solver_type, nr_class, label, nr_feature, bias, rho, eta;
 };
 
 static int mark_seen(int *flag, const char *keyword)
@@ -367,6 +419,18 @@ static int read_nonnegative(FILE *fp, int *out, const char *keyword)
 	return 0;
 }
 
+/* An online model's eta: a positive finite number. */
+static int read_eta(FILE *fp, double *eta)
+{
+	if (read_double(fp, eta) != 0)
+		return -1;
+	if (!(*eta > 0) || !isfinite(*eta)) {
+		report_error("ERROR: eta must be a positive finite number in model file\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads keywords up to "w". Returns 0, or -1 after a message. */
 static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
 {
@@ -392,6 +456,9 @@ static int read_header(FILE *fp, struct model *m, struct header_seen *seen)
 			rc = mark_seen(&seen->bias, key) || read_double(fp, &m->bias);
 		else if (t == TOKEN_OK && strcmp(key, "rho") == 0)
 			rc = mark_seen(&seen->rho, key) || read_double(fp, &m->rho);
+		else if (t == TOKEN_OK && strcmp(key, "eta") == 0 && seen->solver_type
+			&& m->param.solver_type == ONLINE_OGD)
+			rc = mark_seen(&seen->eta, key) || read_eta(fp, &m->param.C);
 		else {
 			report_error("unknown text in model file: [%s]\n", key);
 			return -1;
@@ -460,8 +527,11 @@ static struct model *read_model(FILE *fp)
 		return NULL;
 	}
 	struct header_seen seen = {0};
-	if (read_header(fp, m, &seen) != 0 || check_header(m, &seen) != 0
-		|| read_weights(fp, m) != 0) {
+	flockfile(fp);
+	int failed = read_header(fp, m, &seen) != 0 || check_header(m, &seen) != 0
+		|| read_weights(fp, m) != 0;
+	funlockfile(fp);
+	if (failed) {
 		free_and_destroy_model(&m);
 		return NULL;
 	}

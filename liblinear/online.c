@@ -238,6 +238,8 @@ int online_learn(struct model *m, const struct parameter *param, const struct ro
 	free(dec);
 	if (mistakes != NULL)
 		*mistakes = wrong;
+	/* the model remembers the eta it was last trained with: its file keeps it for -i */
+	m->param.C = eta;
 	return 0;
 fail:
 	free(dec);

@@ -29,6 +29,13 @@
  *    two-class one-vs-rest learner is always the negated first.
  * Nothing is random and nothing is threaded: the result depends only on
  * the rows, their order and the parameters.
+ *
+ * The model's param.C is the eta it was last trained with (online_learn
+ * sets it), and its file keeps it on a header line "eta <%.17g>" after
+ * "bias" (model_io.c; only -s 30 models, which upstream refuses anyway),
+ * so continued training (-i) goes on with it unless given another; a file
+ * written before that line existed loads with param.C = 0: eta unknown.
+ * Passes and -wi weights are not kept: they belong to each run.
  */
 #ifndef LIBLINEAR_ONLINE_H
 #define LIBLINEAR_ONLINE_H

@@ -19,6 +19,7 @@ struct libsvm_reader {
 	struct feature_node *row;	/* the current row */
 	size_t row_cap;
 	int64_t line_no;
+	int64_t offset;			/* bytes read since the start: where the next line begins */
 	int failed;			/* an error happened; it sticks */
 	char *error;			/* message of that error, or NULL */
 };
@@ -100,6 +101,30 @@ void libsvm_reader_close(struct libsvm_reader *r)
 int64_t libsvm_reader_line(const struct libsvm_reader *r)
 {
 	return r->line_no;
+}
+
+void libsvm_reader_set_lines_before(struct libsvm_reader *r, int64_t lines_before)
+{
+	r->line_no = lines_before;
+}
+
+int64_t libsvm_reader_offset(const struct libsvm_reader *r)
+{
+	return r->offset;
+}
+
+int libsvm_reader_seek(struct libsvm_reader *r, int64_t offset, int64_t line)
+{
+	if (r->failed)
+		return LIBSVM_ERROR;
+	if (offset < 0 || line < 1 || fseeko(r->in, (off_t)offset, SEEK_SET) != 0) {
+		set_error(r, "error reading %s: cannot go back to line %" PRId64 ": %s", r->name, line,
+			offset < 0 || line < 1 ? "no such line" : strerror(errno));
+		return LIBSVM_ERROR;
+	}
+	r->offset = offset;
+	r->line_no = line - 1;
+	return 0;
 }
 
 const char *libsvm_reader_error(const struct libsvm_reader *r)
@@ -275,6 +300,7 @@ static int read_line(struct libsvm_reader *r, size_t *len)
 		return LIBSVM_EOF;
 	}
 	r->line_no++;
+	r->offset += (int64_t)n;	/* getline counts every byte, the newline and any NUL too */
 	size_t m = (size_t)n;
 	if (m > 0 && r->line[m - 1] == '\n')
 		m--;

@@ -69,6 +69,27 @@ int libsvm_reader_next(struct libsvm_reader *r, double *label, struct feature_no
 /* Number of the line last read (1-based); 0 before the first. */
 int64_t libsvm_reader_line(const struct libsvm_reader *r);
 
+/*
+ * Before the first read: the stream starts after lines_before lines of a
+ * larger file (train-mpi reads one share of a shared file), so line
+ * numbers, in errors too, count from lines_before + 1.
+ */
+void libsvm_reader_set_lines_before(struct libsvm_reader *r, int64_t lines_before);
+
+/*
+ * Where the next line begins: the bytes read since the reader started
+ * (for libsvm_reader_open, the line's offset in the file).
+ */
+int64_t libsvm_reader_offset(const struct libsvm_reader *r);
+
+/*
+ * Goes to a line libsvm_reader_offset gave (a seekable file read by
+ * libsvm_reader_open): the next row read is the one starting at byte
+ * offset, numbered line in messages. 0, or LIBSVM_ERROR with the message
+ * set (the stream cannot seek); the error sticks, as any other.
+ */
+int libsvm_reader_seek(struct libsvm_reader *r, int64_t offset, int64_t line);
+
 /* Text of the last error, without a newline; "" if none. */
 const char *libsvm_reader_error(const struct libsvm_reader *r);
 

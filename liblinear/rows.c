@@ -1,6 +1,5 @@
 /* rows.c - row subsets (see rows.h). */
 #include <stdlib.h>
-#include <string.h>
 #include "rows.h"
 
 int rows_subset(const struct row_set *r, const int *idx, int count, struct row_set *out)
@@ -28,27 +27,15 @@ int rows_subset(const struct row_set *r, const int *idx, int count, struct row_s
 			raw[i] = r->raw[idx[i]];
 		sub.raw = raw;
 	}
-	if (r->cells16) {
-		size_t t = (size_t)r->t;
-		uint16_t *c = malloc(m * t * sizeof *c);
-		if (!c) {
-			free(raw);
-			return -1;
-		}
-		for (int i = 0; i < count; i++)
-			memcpy(c + (size_t)i * t, r->cells16 + (size_t)idx[i] * t, t * sizeof *c);
-		sub.cells16 = c;
-	} else {
-		size_t t = (size_t)r->t;
-		uint32_t *c = malloc(m * t * sizeof *c);
-		if (!c) {
-			free(raw);
-			return -1;
-		}
-		for (int i = 0; i < count; i++)
-			memcpy(c + (size_t)i * t, r->cells32 + (size_t)idx[i] * t, t * sizeof *c);
-		sub.cells32 = c;
+	/* the cells stay where they are: the view lists the stored rows it takes */
+	int *pick = malloc(m * sizeof *pick);
+	if (!pick) {
+		free(raw);
+		return -1;
 	}
+	for (int i = 0; i < count; i++)
+		pick[i] = r->pick != NULL ? r->pick[idx[i]] : idx[i];
+	sub.pick = pick;
 	*out = sub;
 	return 0;
 }
@@ -58,12 +45,12 @@ void rows_free_subset(struct row_set *sub)
 	if (sub->kind == ROWS_SPARSE)
 		free((void *)sub->x);
 	else {
-		free((void *)sub->cells16);
-		free((void *)sub->cells32);
+		free((void *)sub->pick);	/* the cells are the parent's */
 		free((void *)sub->raw);
 	}
 	sub->x = NULL;
 	sub->cells16 = NULL;
 	sub->cells32 = NULL;
 	sub->raw = NULL;
+	sub->pick = NULL;
 }

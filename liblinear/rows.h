@@ -19,6 +19,10 @@
  *    ignored and every function below does exactly what it did before
  *    the raw part existed, operation for operation (so results stay
  *    bit-identical for maps without raw features).
+ *    Index views (issue 22): when pick is not NULL, row i's cells are
+ *    those of stored row pick[i] (rows_subset's view: grouping by class
+ *    and cross-validation folds list rows, they never copy cells); the
+ *    raw rows are listed per view row as before.
  *    If bias >= 0 the row also has feature t*psi + raw_d + 1 (raw_d counted
  *    only when raw is set) with value bias. The caller keeps that column
  *    within int.
@@ -49,6 +53,7 @@ struct row_set {
 	double cell_value;		/* the value of every cell feature */
 	const uint16_t *cells16;	/* l*t cell numbers, or NULL */
 	const uint32_t *cells32;	/* l*t cell numbers, or NULL */
+	const int *pick;		/* NULL, or row i's cells are stored row pick[i]'s */
 	struct feature_node *const *raw; /* l raw rows after the cells, or NULL */
 	int raw_d;			/* raw columns (when raw is set) */
 	double bias;			/* < 0: no bias feature */
@@ -66,10 +71,23 @@ static inline struct row_set rows_sparse(int l, int n, struct feature_node *cons
 	return r;
 }
 
+/* Where row i's cells begin in cells16/cells32: looked up once per row, not per cell. */
+static inline size_t rows_cell_base(const struct row_set *r, int i)
+{
+	size_t row = r->pick != NULL ? (size_t)r->pick[i] : (size_t)i;
+	return row * (size_t)r->t;
+}
+
+/* Cell k of the row whose cells begin at base (rows_cell_base). */
+static inline uint32_t rows_cell_at(const struct row_set *r, size_t base, int k)
+{
+	size_t at = base + (size_t)k;
+	return r->cells16 ? r->cells16[at] : r->cells32[at];
+}
+
 static inline uint32_t rows_cell(const struct row_set *r, int i, int k)
 {
-	size_t at = (size_t)i * (size_t)r->t + (size_t)k;
-	return r->cells16 ? r->cells16[at] : r->cells32[at];
+	return rows_cell_at(r, rows_cell_base(r, i), k);
 }
 
 /* Index (0-based) into w of raw feature 1 of a ROWS_CELLS row: right after the cells. */
@@ -93,8 +111,9 @@ static inline double rows_dot(const struct row_set *r, int i, const double *w)
 			s += w[f->index - 1] * f->value;
 		return s;
 	}
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		s += w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)];
+		s += w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)];
 	s *= r->cell_value;
 	if (r->raw) {
 		const double *wr = w + rows_cell_raw_base(r) - 1;
@@ -115,8 +134,9 @@ static inline void rows_axpy(const struct row_set *r, int i, double a, double *w
 		return;
 	}
 	double av = a * r->cell_value;
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av;
+		w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)] += av;
 	if (r->raw) {
 		double *wr = w + rows_cell_raw_base(r) - 1;
 		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
@@ -135,8 +155,9 @@ static inline void rows_axpy_squared(const struct row_set *r, int i, double a, d
 		return;
 	}
 	double av2 = a * r->cell_value * r->cell_value;
+	size_t base = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++)
-		w[(size_t)k * (size_t)r->psi + rows_cell(r, i, k)] += av2;
+		w[(size_t)k * (size_t)r->psi + rows_cell_at(r, base, k)] += av2;
 	if (r->raw) {
 		double *wr = w + rows_cell_raw_base(r) - 1;
 		for (const struct feature_node *f = r->raw[i]; f->index != -1; f++)
@@ -184,8 +205,9 @@ static inline void rows_decision(const struct row_set *r, int i, const double *w
 		}
 		return;
 	}
+	size_t cells = rows_cell_base(r, i);
 	for (int c = 0; c < r->t; c++) {
-		size_t j = (size_t)c * (size_t)r->psi + rows_cell(r, i, c);
+		size_t j = (size_t)c * (size_t)r->psi + rows_cell_at(r, cells, c);
 		const double *wj = w + j * (size_t)nr_w;
 		for (int k = 0; k < nr_w; k++)
 			dec[k] += wj[k];
@@ -251,8 +273,9 @@ static inline void rows_copy_row(const struct row_set *r, int i, int *index, dou
 		}
 		return;
 	}
+	size_t cells = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++, c++) {
-		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		index[c] = (int)((size_t)k * (size_t)r->psi + rows_cell_at(r, cells, k) + 1);
 		value[c] = r->cell_value;
 	}
 	if (r->raw) {
@@ -280,8 +303,9 @@ static inline const struct feature_node *rows_node_row(const struct row_set *r, 
 	if (r->kind == ROWS_SPARSE)
 		return r->x[i];
 	struct feature_node *f = room;
+	size_t cells = rows_cell_base(r, i);
 	for (int k = 0; k < r->t; k++, f++) {
-		f->index = (int)((size_t)k * (size_t)r->psi + rows_cell(r, i, k) + 1);
+		f->index = (int)((size_t)k * (size_t)r->psi + rows_cell_at(r, cells, k) + 1);
 		f->value = r->cell_value;
 	}
 	if (r->raw) {
@@ -303,7 +327,8 @@ static inline const struct feature_node *rows_node_row(const struct row_set *r, 
 
 /*
  * A view of the rows listed in idx[0..count-1] (a subset, in that order).
- * Allocates; release with rows_free_subset. Returns 0, or -1 when out of
+ * Allocates a list of rows (ROWS_CELLS: a pick of 4 bytes a row, never a
+ * copy of the cells); release with rows_free_subset. Returns 0, or -1 when out of
  * memory (then *out is untouched).
  */
 int rows_subset(const struct row_set *r, const int *idx, int count, struct row_set *out);

@@ -114,11 +114,27 @@ struct mex_train_options {
 	int raw_given;		/* -a w (kernel.raw_weight): the raw features beside the cells */
 	struct lik_map_params kernel;	/* -k -t -g -r -S -d */
 	const char *note;	/* a line to print before training ("Solver not specified...") or NULL */
+	/* the programs' online options (README "Online learning") */
+	int passes;		/* -P: passes of -s 30 (default 1) */
+	int protocol;		/* -O 1: the test-then-train protocol over the rows, in blocks */
+	int block;		/* -b: rows per block with -O (default 1000) */
+	int initial;		/* -I: rows of the initial block with -O (0: -b) */
+	char *init_model;	/* -i model_file: continued training from that file (malloc'd), or NULL */
+	int eps_given, bias_given, seed_given;	/* -e, -B, -r (-i checks them against the model) */
 };
 
 /* Parses a train option string (NULL: none). 0, or -1 (err says why; the caller prints the usage). */
 int mex_train_options_parse(const char *text, struct mex_train_options *o, struct lik_error *err);
 void mex_train_options_free(struct mex_train_options *o);
+/*
+ * With an initial model (-i, or a model struct argument): the model decides
+ * -s, -B and -s 30's eta (its file's or struct's, else 0.5) where they are
+ * not given; refuses a given -s or -B that differs, kernel options (its map
+ * is reused), a solver that cannot go on, -O from a model other than -s 30.
+ * 0, or -1 with err set.
+ */
+int mex_train_options_resolve(struct mex_train_options *o, const struct lik_model *initial,
+	struct lik_error *err);
 
 struct mex_predict_options {
 	int probability;	/* -b */

@@ -188,7 +188,15 @@ mxArray *mex_model_to_struct(const struct lik_model *model, struct lik_error *er
 
 	int nr_w = nr_w_of(m->nr_class, m->param.solver_type);
 	size_t w_size = (size_t)m->nr_feature + (m->bias >= 0 ? 1 : 0);
-	mxSetField(s, 0, "Parameters", scalar(m->param.solver_type));
+	/* upstream's Parameters holds the solver type; a -s 30 model's adds its eta (its file's eta line) */
+	if (m->param.solver_type == LIK_SOLVER_OGD && m->param.C > 0) {
+		mxArray *parameters = mxCreateDoubleMatrix(2, 1, mxREAL);
+		mxGetPr(parameters)[0] = m->param.solver_type;
+		mxGetPr(parameters)[1] = m->param.C;
+		mxSetField(s, 0, "Parameters", parameters);
+	} else {
+		mxSetField(s, 0, "Parameters", scalar(m->param.solver_type));
+	}
 	mxSetField(s, 0, "nr_class", scalar(m->nr_class));
 	mxSetField(s, 0, "nr_feature", scalar(m->nr_feature));
 	mxSetField(s, 0, "bias", scalar(m->bias));
@@ -254,6 +262,40 @@ static int integer_field(const mxArray *s, const char *prefix, const char *name,
 		return -1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+/*
+ * model.Parameters: the solver type, and for -s 30 optionally its eta as a
+ * second element (positive, finite; C stays 0 without it: eta unknown).
+ */
+static int parameters_field(const mxArray *s, int *solver_type, double *eta, struct lik_error *err)
+{
+	const mxArray *f = field(s, "model.", "Parameters", err);
+	if (!f)
+		return -1;
+	size_t n = mxGetNumberOfElements(f);
+	if (!(mxIsNumeric(f) || mxIsLogical(f)) || mxIsComplex(f) || mxIsSparse(f) || n < 1 || n > 2
+		|| (n == 2 && !mxIsDouble(f))) {
+		mex_error_set(err, LIK_EMODEL, "model.Parameters must be the solver type (and for -s 30 its eta)");
+		return -1;
+	}
+	double v = n == 1 ? mxGetScalar(f) : mxGetPr(f)[0];
+	if (!(v >= -1e9 && v <= 1e9) || v != floor(v)) {
+		mex_error_set(err, LIK_EMODEL, "model.Parameters must be an integer from -1000000000 to"
+			" 1000000000, not %g", v);
+		return -1;
+	}
+	*solver_type = (int)v;
+	if (n == 2) {
+		double e = mxGetPr(f)[1];
+		if (*solver_type != LIK_SOLVER_OGD || !(e > 0) || !isfinite(e)) {
+			mex_error_set(err, LIK_EMODEL, "model.Parameters(2) is the eta of a -s 30 model:"
+				" a positive finite number");
+			return -1;
+		}
+		*eta = e;
+	}
 	return 0;
 }
 
@@ -408,7 +450,7 @@ struct lik_model *mex_model_from_struct(const mxArray *s, struct lik_error *err)
 	memset(&m, 0, sizeof m);
 	const char *p = "model.";
 	double bias;
-	if (integer_field(s, p, "Parameters", -1e9, 1e9, &m.param.solver_type, err) != 0)
+	if (parameters_field(s, &m.param.solver_type, &m.param.C, err) != 0)
 		return NULL;
 	if (!known_solver(m.param.solver_type)) {
 		mex_error_set(err, LIK_EMODEL, "model.Parameters: unknown solver type %d",

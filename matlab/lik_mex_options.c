@@ -225,6 +225,8 @@ static void train_defaults(struct mex_train_options *o)
 	o->param.regularize_bias = 1;
 	o->bias = -1;
 	lik_map_params_default(&o->kernel, LIK_KERNEL_ANNE);
+	o->passes = 1;
+	o->block = 1000;
 }
 
 /* One option with its value word; 0 or -1. */
@@ -246,9 +248,28 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 	case 'n':
 		return real_option(name, value, &o->param.nu, err);
 	case 'e':
+		o->eps_given = 1;
 		return real_option(name, value, &o->param.eps, err);
 	case 'B':
+		o->bias_given = 1;
 		return real_option(name, value, &o->bias, err);
+	case 'P':
+		return int_option(name, value, 1, INT_MAX, &o->passes, err);
+	case 'O':
+		return int_option(name, value, 0, 1, &o->protocol, err);
+	case 'b':
+		return int_option(name, value, 1, INT_MAX - 1, &o->block, err);
+	case 'I':
+		return int_option(name, value, 1, INT_MAX - 1, &o->initial, err);
+	case 'i':
+		free(o->init_model);
+		o->init_model = malloc(strlen(value) + 1);
+		if (!o->init_model) {
+			mex_error_set(err, LIK_ENOMEM, "out of memory");
+			return -1;
+		}
+		strcpy(o->init_model, value);
+		return 0;
 	case 'w':
 		return add_class_weight(&o->param, option, value, err);
 	case 'v':
@@ -290,6 +311,7 @@ static int train_option(struct mex_train_options *o, const char *option, const c
 		}
 		return 0;
 	case 'r':
+		o->seed_given = 1;
 		return seed_option(value, &o->kernel.seed, err);
 	case 'S':
 		o->scale_given = 1;
@@ -397,6 +419,24 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 	}
 	if (o->param.eps == INFINITY)
 		o->param.eps = default_eps(o->param.solver_type);
+	/* -O is the online solver's protocol (the program's rules) */
+	if (o->protocol) {
+		if (o->solver_specified && o->param.solver_type != LIK_SOLVER_OGD) {
+			mex_error_set(err, LIK_EINVAL, "-O (the online protocol) needs the online solver -s %d,"
+				" not -s %d", LIK_SOLVER_OGD, o->param.solver_type);
+			return -1;
+		}
+		o->param.solver_type = LIK_SOLVER_OGD;
+	}
+	if ((o->protocol || o->init_model) && (o->cross_validation || o->find_parameters)) {
+		mex_error_set(err, LIK_EINVAL, "%s cannot be used with %s", o->cross_validation ? "-v" : "-C",
+			o->protocol ? "-O" : "-i");
+		return -1;
+	}
+	if (o->passes > 1 && o->cross_validation) {
+		mex_error_set(err, LIK_EINVAL, "-P cannot be used with -v here (the train program's -v takes it)");
+		return -1;
+	}
 	/* -c is eta for the online solver, whose default is the paper's 0.5, as train -s 30 has it */
 	if (o->param.solver_type == LIK_SOLVER_OGD && !o->C_specified)
 		o->param.C = 0.5;
@@ -406,6 +446,51 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 void mex_train_options_free(struct mex_train_options *o)
 {
 	destroy_param(&o->param);
+	free(o->init_model);
+	o->init_model = NULL;
+}
+
+int mex_train_options_resolve(struct mex_train_options *o, const struct lik_model *initial,
+	struct lik_error *err)
+{
+	const struct model *m = lik_model_linear(initial);
+	int s = m->param.solver_type;
+	if (o->solver_specified && o->param.solver_type != s) {
+		mex_error_set(err, LIK_EMODEL, "the initial model was trained by -s %d, not -s %d", s,
+			o->param.solver_type);
+		return -1;
+	}
+	if (s != LIK_SOLVER_OGD && s != L2R_LR && s != L2R_L2LOSS_SVC && s != L2R_L2LOSS_SVR) {
+		mex_error_set(err, LIK_EINVAL, "a model of -s %d cannot be trained further (only -s 30 goes"
+			" on, and -s 0, 2, 11 start from saved weights)", s);
+		return -1;
+	}
+	if (o->protocol && s != LIK_SOLVER_OGD) {
+		mex_error_set(err, LIK_EINVAL, "-O goes on only from a -s %d model; this is a -s %d model",
+			LIK_SOLVER_OGD, s);
+		return -1;
+	}
+	if (o->bias_given && o->bias != m->bias) {
+		mex_error_set(err, LIK_EMODEL, "-B %g does not fit the model's bias %g", o->bias, m->bias);
+		return -1;
+	}
+	/* the map is the model's: reused, never rebuilt, so no kernel option applies */
+	if (o->kernel_on || o->auto_kernel || o->t_given || o->psi_given || o->seed_given
+		|| o->scale_given || o->raw_given) {
+		mex_error_set(err, LIK_EINVAL, "-k, -t, -g, -r, -S and -a cannot be given with an initial"
+			" model: its map is reused");
+		return -1;
+	}
+	o->param.solver_type = s;
+	o->bias = m->bias;
+	if (!o->eps_given)
+		o->param.eps = default_eps(s);
+	/* -s 30 goes on with the model's eta (0.5 where it has none), as train -i */
+	if (s == LIK_SOLVER_OGD && !o->C_specified)
+		o->param.C = m->param.C > 0 ? m->param.C : 0.5;
+	if (s != LIK_SOLVER_OGD && !o->C_specified)
+		o->param.C = 1;
+	return 0;
 }
 
 int mex_predict_options_parse(const char *text, struct mex_predict_options *o, struct lik_error *err)

@@ -3,6 +3,10 @@
  * [, 'liblinear_options' [, 'col']]): upstream LIBLINEAR 2.50's mex
  * function, on the kernel's C API, with -k (and -t -g -r -S -d -m).
  *
+ * With -O 1 the program's online protocol over the rows in blocks, with -i
+ * model_file or an initial model struct argument continued training (the
+ * program's -i; README "Online learning"), -P passes for -s 30.
+ *
  * Returns the model struct (lik_mex.h), or with -v the cross-validation
  * accuracy (%) or mean squared error, or with -C [best C; best p; score]
  * (and best psi as a fourth element with -k, where the search is the
@@ -22,6 +26,7 @@
 
 static const char usage_text[] =
 	"Usage: model = train(training_label_vector, training_instance_matrix, 'liblinear_options', 'col');\n"
+	"       model = train(training_label_vector, training_instance_matrix, 'liblinear_options'[, 'col'], initial_model);\n"
 	"liblinear_options:\n"
 	"-s type : set type of solver (default 1)\n"
 	"  for multi-class classification\n"
@@ -65,8 +70,17 @@ static const char usage_text[] =
 	"-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n"
 	"-q : quiet mode (no outputs)\n"
 	"LIBLINEAR-IK additions:\n"
-	"-s 30 : online gradient descent, hinge loss (IK-OGD with -k); one pass in row order;\n"
+	"-s 30 : online gradient descent, hinge loss (IK-OGD with -k), in row order;\n"
 	"\t-c is its learning rate eta (default 0.5, the paper's); works with -v; no -C\n"
+	"-P passes : passes of -s 30 over the rows, or over each block with -O (default 1)\n"
+	"-O 0|1 : the online protocol (implies -s 30): the rows in blocks, each block after\n"
+	"\tthe initial one predicted first, then trained on; [model, online] = train(...)\n"
+	"\tgives online = [accuracy %; correct; tested; blocks; initial rows]\n"
+	"-b rows : rows per block with -O (default 1000)\n"
+	"-I rows : rows of the initial block with -O, which alone builds the -k map (default -b)\n"
+	"-i model_file : continued training from a saved model (MODEL and MODEL.ik), as a model\n"
+	"\tstruct given after the options (or after 'col') is: -s 30 goes on, -s 0, 2, 11\n"
+	"\tstart from its weights; the model decides -s, -B and -s 30's eta when not given\n"
 	"-k type : map the data by a kernel's feature map before training (default 0)\n"
 	"\t 0 or none    -- no map: plain LIBLINEAR\n"
 	"\t 1 or anne    -- aNNE: cell of the nearest of psi sampled points\n"
@@ -105,6 +119,8 @@ struct call {
 	struct mex_rows rows;
 	double *target;
 	struct lik_model *model;
+	struct lik_model *initial;	/* -i's file or the model struct argument */
+	double *predicted;	/* -O: one block's predicted labels */
 	struct lik_search_table *table;	/* -C -k's */
 	struct lik_auto_table *auto_table;	/* -C -k auto's */
 	int saved_threads;	/* OpenMP's default before -m changed it; 0: unchanged */
@@ -121,6 +137,8 @@ static void release(struct call *c)
 	mex_rows_free(&c->rows);
 	free(c->target);
 	lik_model_free(&c->model);
+	lik_model_free(&c->initial);
+	free(c->predicted);
 	lik_search_table_free(&c->table);
 	lik_auto_table_free(&c->auto_table);
 #ifdef _OPENMP
@@ -287,11 +305,148 @@ static void auto_search(struct call *c, const struct problem *prob, int nlhs, mx
 	}
 }
 
+/* c->model as a struct (raises on failure). */
+static mxArray *model_struct(struct call *c)
+{
+	mxArray *s = mex_model_to_struct(c->model, &c->err);
+	if (!s) {
+		struct lik_error e = c->err;
+		mex_error_set(&c->err, e.code, "Error: can't convert libsvm model to matrix structure: %s",
+			e.message);
+		fail(c, "liblinear:train:convert");
+	}
+	return s;
+}
+
+/*
+ * With a -k model and a bias: hides (on = 0) or restores (on = 1) the bias
+ * node that ends each of rows[0..n) (mex_rows_from_sparse puts it there),
+ * since a map takes raw rows while lik_train and lik_train_from take
+ * upstream's rows with the node (the program's block_bias, the other way).
+ */
+static void bias_nodes(struct feature_node **rows, size_t n, int bias_index, int on)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct feature_node *f = rows[i];
+		while (f->index != -1 && f->index != bias_index)
+			f++;
+		f->index = on ? bias_index : -1;
+	}
+}
+
+/* m trained further on rows [first, first + n) of prob (lik_train_from), replacing *m. 0, or -1. */
+static int go_on(struct call *c, const struct problem *prob, size_t first, size_t n, int passes,
+	struct lik_model **m)
+{
+	struct problem part = *prob;
+	part.l = (int)n;
+	part.y = prob->y + first;
+	part.x = prob->x + first;
+	struct lik_model *next = lik_train_from(&part, &c->opt.param, *m, passes, c->opt.kernel.device,
+		c->opt.threads, &c->err);
+	if (!next)
+		return -1;
+	lik_model_free(m);
+	*m = next;
+	return 0;
+}
+
+/*
+ * -O 1: the train program's protocol on the matrix's rows in order. The
+ * initial block (-I rows, default -b) builds the -k map and trains the
+ * first model without being scored (skipped when an initial model is
+ * given); every later block of -b rows is predicted by the current model,
+ * then trained on. The same lines as the program (block lines unless -q,
+ * then the overall one) and the same model; online = [accuracy %; correct;
+ * tested; blocks; initial rows].
+ */
+static void run_protocol(struct call *c, const struct problem *prob, const struct lik_map_params *kernel,
+	int nlhs, mxArray *plhs[])
+{
+	size_t l = (size_t)prob->l, at = 0;
+	int passes = c->opt.passes;
+	struct lik_model *m = c->initial;
+	c->initial = NULL;
+	if (!m) {
+		size_t first = (size_t)(c->opt.initial > 0 ? c->opt.initial : c->opt.block);
+		if (first > l)
+			first = l;
+		if (kernel && (kernel->kernel == LIK_KERNEL_ANNE || kernel->kernel == LIK_KERNEL_IFOREST)
+			&& (size_t)kernel->psi > first) {
+			mex_error_set(&c->err, LIK_EINVAL, "psi = %d exceeds the %zu rows of the initial block:"
+				" with -O the map is built from the initial block only (raise -I or lower -g)",
+				kernel->psi, first);
+			fail(c, "liblinear:train:protocol");
+		}
+		struct problem part = *prob;
+		part.l = (int)first;
+		/* one pass, and then passes - 1 more: passes over the block in order */
+		m = lik_train(&part, &c->opt.param, kernel, &c->err);
+		c->model = m;
+		if (!m || (passes > 1 && go_on(c, prob, 0, first, passes - 1, &c->model) != 0))
+			fail(c, "liblinear:train:train");
+		m = c->model;
+		c->model = NULL;
+		at = first;
+		if (!c->opt.quiet)
+			mexPrintf("initial block: %zu rows trained on%s\n", first,
+				kernel ? " (the map built from them)" : "");
+	}
+	c->model = m;
+	size_t initial_rows = at;
+	long long tested = 0, correct = 0, blocks = 0;
+	c->predicted = malloc((size_t)c->opt.block * sizeof *c->predicted);
+	if (!c->predicted) {
+		mex_error_set(&c->err, LIK_ENOMEM, "out of memory");
+		fail(c, "liblinear:train:memory");
+	}
+	int hide = lik_model_map(c->model) && prob->bias >= 0;
+	while (at < l) {
+		size_t n = l - at < (size_t)c->opt.block ? l - at : (size_t)c->opt.block;
+		if (hide)
+			bias_nodes(prob->x + at, n, prob->n, 0);
+		int rc = lik_predict_rows(c->model, prob->x + at, n, LIK_OUTPUT_LABEL, c->predicted, NULL,
+			c->opt.kernel.device, c->opt.threads, &c->err);
+		if (hide)
+			bias_nodes(prob->x + at, n, prob->n, 1);
+		if (rc != 0)
+			fail(c, "liblinear:train:predict");
+		long long right = 0;
+		for (size_t i = 0; i < n; i++)
+			right += c->predicted[i] == prob->y[at + i];
+		tested += (long long)n;
+		correct += right;
+		blocks++;
+		if (!c->opt.quiet)
+			mexPrintf("block %lld: %zu rows, accuracy %g%%, online accuracy %g%% (%lld/%lld)\n",
+				blocks, n, 100.0 * (double)right / (double)n, 100.0 * (double)correct / (double)tested,
+				correct, tested);
+		if (go_on(c, prob, at, n, passes, &c->model) != 0)
+			fail(c, "liblinear:train:train");
+		at += n;
+	}
+	mex_print_end();
+	if (tested > 0)
+		mexPrintf("Online accuracy = %g%% (%lld/%lld) over %lld blocks after an initial %zu rows\n",
+			100.0 * (double)correct / (double)tested, correct, tested, blocks, initial_rows);
+	else
+		mexPrintf("Online accuracy = none: no rows after the initial %zu\n", initial_rows);
+	if (nlhs > 1) {
+		plhs[1] = mxCreateDoubleMatrix(5, 1, mxREAL);
+		double *o = mxGetPr(plhs[1]);
+		o[0] = tested > 0 ? 100.0 * (double)correct / (double)tested : NAN;
+		o[1] = (double)correct;
+		o[2] = (double)tested;
+		o[3] = (double)blocks;
+		o[4] = (double)initial_rows;
+	}
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
 	struct call c;
 	memset(&c, 0, sizeof c);
-	if (nlhs > 2 || nrhs < 2 || nrhs > 4) {
+	if (nlhs > 2 || nrhs < 2 || nrhs > 5) {
 		mexPrintf("%s", usage_text);
 		mex_error_set(&c.err, LIK_EINVAL, "train: wrong number of arguments (see the usage above)");
 		fail(&c, "liblinear:train:usage");
@@ -304,7 +459,20 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 		mex_error_set(&c.err, LIK_EINVAL, "Error: label vector should not be in sparse format");
 		fail(&c, "liblinear:train:type");
 	}
-	int col = nrhs == 4 && mex_is_col(prhs[3]);
+	/* after the options: 'col' and an initial model struct, in that order, each optional */
+	int col = 0;
+	const mxArray *initial_struct = NULL;
+	for (int i = 3; i < nrhs; i++) {
+		if (mxIsStruct(prhs[i]) && !initial_struct && i == nrhs - 1)
+			initial_struct = prhs[i];
+		else if (i == 3)
+			col = mex_is_col(prhs[i]);
+		else {
+			mexPrintf("%s", usage_text);
+			mex_error_set(&c.err, LIK_EINVAL, "train: the fifth argument must be an initial model struct");
+			fail(&c, "liblinear:train:usage");
+		}
+	}
 	if (nrhs >= 3) {
 		c.option_text = mex_string(prhs[2]);
 		if (!c.option_text) {
@@ -318,6 +486,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 		mexPrintf("%s", usage_text);
 		fail(&c, "liblinear:train:options");
 	}
+	if (c.opt.init_model && initial_struct) {
+		mex_error_set(&c.err, LIK_EINVAL, "train: -i and an initial model struct both given");
+		fail(&c, "liblinear:train:usage");
+	}
+	if (c.opt.init_model && !(c.initial = lik_model_load(c.opt.init_model, &c.err)))
+		fail(&c, "liblinear:train:model");
+	if (initial_struct && !(c.initial = mex_model_from_struct(initial_struct, &c.err)))
+		fail(&c, "liblinear:train:model");
+	if (c.initial && mex_train_options_resolve(&c.opt, c.initial, &c.err) != 0)
+		fail(&c, "liblinear:train:model");
 	if (!mxIsSparse(prhs[1])) {
 		mex_error_set(&c.err, LIK_EINVAL,
 			"Training_instance_matrix must be sparse; use sparse(Training_instance_matrix) first");
@@ -366,13 +544,23 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 	const struct lik_map_params *kernel = c.opt.kernel_on ? &c.opt.kernel : NULL;
 	struct problem *trained = &prob;
 
-	if (nlhs > 1 && !(c.opt.find_parameters && (kernel || c.opt.auto_kernel))) {
+	if (nlhs > 1 && !(c.opt.find_parameters && (kernel || c.opt.auto_kernel)) && !c.opt.protocol) {
 		mexPrintf("%s", usage_text);
 		mex_error_set(&c.err, LIK_EINVAL,
-			"train: a second output is only given by -C with -k (the search's table)");
+			"train: a second output is only given by -C with -k (the search's table) and by -O");
 		fail(&c, "liblinear:train:usage");
 	}
-	if (c.opt.find_parameters && c.opt.auto_kernel) {
+	if (c.opt.protocol) {
+		run_protocol(&c, trained, kernel, nlhs, plhs);
+		plhs[0] = model_struct(&c);
+	} else if (c.initial) {
+		/* -i: a new model from the initial one (lik_train_from, as the program's -i) */
+		c.model = lik_train_from(trained, &c.opt.param, c.initial, c.opt.passes, c.opt.kernel.device,
+			c.opt.threads, &c.err);
+		if (!c.model)
+			fail(&c, "liblinear:train:train");
+		plhs[0] = model_struct(&c);
+	} else if (c.opt.find_parameters && c.opt.auto_kernel) {
 		mexPrintf("Doing parameter search with %d-fold cross validation.\n", c.opt.nr_fold);
 		auto_search(&c, trained, nlhs, plhs);
 	} else if (c.opt.find_parameters && kernel) {
@@ -412,14 +600,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 		c.model = lik_train(trained, &c.opt.param, kernel, &c.err);
 		if (!c.model)
 			fail(&c, "liblinear:train:train");
-		mxArray *s = mex_model_to_struct(c.model, &c.err);
-		if (!s) {
-			struct lik_error e = c.err;
-			mex_error_set(&c.err, e.code, "Error: can't convert libsvm model to matrix structure: %s",
-				e.message);
-			fail(&c, "liblinear:train:convert");
-		}
-		plhs[0] = s;
+		/* -s 30 -P n: passes - 1 more over the rows in order */
+		if (c.opt.param.solver_type == LIK_SOLVER_OGD && c.opt.passes > 1
+			&& go_on(&c, trained, 0, (size_t)trained->l, c.opt.passes - 1, &c.model) != 0)
+			fail(&c, "liblinear:train:train");
+		plhs[0] = model_struct(&c);
 	}
 	release(&c);
 }

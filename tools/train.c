@@ -34,6 +34,7 @@
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
+#include "ik_stream.h"
 #include "lik_internal.h"
 #include "linear.h"
 #include "reader.h"
@@ -461,18 +462,10 @@ static struct lik_map_params *kernel_params(const struct options *o, struct lik_
 	return kernel;
 }
 
-static void run_cross_validation(const struct problem *prob, const struct lik_map_params *kernel,
-	const struct options *o)
+/* The result lines of -v, as upstream prints them, from the labels y and the predictions. */
+static void print_cross_validation(int l, const double *y, const double *target, int solver_type)
 {
-	int l = prob->l;
-	const double *y = prob->y;
-	double *target = malloc((size_t)l * sizeof *target);
-	if (!target)
-		exit_out_of_memory();
-	struct lik_error err;
-	if (lik_cross_validation(prob, &o->param, kernel, o->nr_fold, target, &err) != 0)
-		exit_with_error(&err);
-	if (is_regression(o->param.solver_type)) {
+	if (is_regression(solver_type)) {
 		double total_error = 0, sumv = 0, sumy = 0, sumvv = 0, sumyy = 0, sumvy = 0;
 		for (int i = 0; i < l; i++) {
 			double yi = y[i], v = target[i];
@@ -494,6 +487,18 @@ static void run_cross_validation(const struct problem *prob, const struct lik_ma
 				total_correct++;
 		printf("Cross Validation Accuracy = %g%%\n", 100.0 * total_correct / l);
 	}
+}
+
+static void run_cross_validation(const struct problem *prob, const struct lik_map_params *kernel,
+	const struct options *o)
+{
+	double *target = malloc((size_t)prob->l * sizeof *target);
+	if (!target)
+		exit_out_of_memory();
+	struct lik_error err;
+	if (lik_cross_validation(prob, &o->param, kernel, o->nr_fold, target, &err) != 0)
+		exit_with_error(&err);
+	print_cross_validation(prob->l, prob->y, target, o->param.solver_type);
 	free(target);
 }
 
@@ -919,6 +924,56 @@ static void run(const struct libsvm_data *data, const struct options *o)
 	}
 }
 
+/* The advice after "feature j is negative: " when -k refuses negative values (-S 4, -k minmax). */
+static const char *negative_advice(int scale)
+{
+	const char *advice = ik_log1p_advice(scale, 0);
+	return advice != NULL ? advice
+		: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])";
+}
+
+/*
+ * train -k and train -k -v: the file read in passes, never whole (ik_stream.h):
+ * the map and the rows' cells are all that stay in memory. The messages
+ * and their order are the in-memory path's: the file's, then the
+ * parameters', then the map's.
+ */
+static void run_streamed(const struct options *o)
+{
+	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
+	struct ik_stream s;
+	if (ik_stream_begin(o->input_file, &kernel, negative_advice(ik_options_scale(&o->ik)), &s) != 0)
+		exit(1);
+	struct problem checked = { 0 };
+	checked.l = s.l;
+	checked.bias = o->bias;
+	const char *error = check_parameter(&checked, &o->param);
+	if (error) {
+		fprintf(stderr, "ERROR: %s\n", error);
+		exit(1);
+	}
+	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	if (ik_stream_finish(&s, o->bias) != 0)
+		exit(1);
+	struct lik_error err;
+	if (o->cross_validation) {
+		double *target = malloc((size_t)s.l * sizeof *target);
+		if (!target)
+			exit_out_of_memory();
+		if (lik_cross_validation_cells(&s.X, s.y, o->bias, &o->param, o->nr_fold, target, &err) != 0)
+			exit_with_error(&err);
+		print_cross_validation(s.l, s.y, target, o->param.solver_type);
+		free(target);
+	} else {
+		struct lik_model *m = lik_train_cells(&s.X, s.y, o->bias, &o->param, lik_map_share(s.map),
+			&err);
+		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+			exit_with_error(&err);
+		lik_model_free(&m);
+	}
+	ik_stream_free(&s);
+}
+
 static struct libsvm_data *read_training_file(const char *path, double bias)
 {
 	struct libsvm_reader *r = libsvm_reader_open(path);
@@ -949,9 +1004,7 @@ static struct libsvm_data *read_training_file(const char *path, double bias)
  */
 static void exit_if_negative(const struct problem *prob, const char *path, int scale)
 {
-	const char *advice = ik_log1p_advice(scale, 0);
-	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, advice != NULL ? advice
-		: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])") != 0)
+	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, negative_advice(scale)) != 0)
 		exit(1);
 }
 
@@ -989,6 +1042,13 @@ int main(int argc, char **argv)
 		exit(1);
 	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
+	if (o.ik.kernel != IK_KERNEL_NONE && !o.find_parameters) {
+		/* -C -k searches several maps (lik_search), so it reads the rows whole, below */
+		run_streamed(&o);
+		destroy_param(&o.param);
+		free(o.model_file);
+		return 0;
+	}
 	/* lik_search's plain baseline needs the bias nodes (liblinear_ik.h's rows); the map drops them */
 	int rows_with_bias = !kernel || (o.find_parameters && !o.search_exhaustive);
 	struct libsvm_data *data = read_training_file(o.input_file, rows_with_bias ? o.bias : -1);

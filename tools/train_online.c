@@ -38,7 +38,8 @@ const char online_usage_text[] =
 	"\tpsi (-g) must not exceed it (default: -b)\n"
 	"-i model_file : continued training: train -i model_file [options] new_data [new_model]\n"
 	"\tstarts from the saved model (its map reused): -s 30 goes on, -s 0, 2, 11 start\n"
-	"\tfrom its weights; the model decides -s, -k and -B when they are not given\n";
+	"\tfrom its weights; the model decides -s, -k, -B and -s 30's eta (-c) when they\n"
+	"\tare not given\n";
 
 void online_cli_default(struct online_cli *o)
 {
@@ -169,8 +170,9 @@ static struct lik_model *load_initial(const struct online_cli *o, const struct o
 	*bias = lin->bias;
 	if (check_kernel_fits(r, m) != 0)
 		goto refuse;
+	/* -s 30 goes on with the model's eta (its file's "eta" line; 0.5 for a file without one) */
 	if (s == ONLINE_OGD && !r->C_specified)
-		param->C = ONLINE_DEFAULT_ETA;
+		param->C = lin->param.C > 0 ? lin->param.C : ONLINE_DEFAULT_ETA;
 	if (!given(r, 'e'))
 		param->eps = newton_default_eps(s);
 	return m;

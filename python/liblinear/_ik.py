@@ -1015,10 +1015,17 @@ def _labels_array(y, count):
     return labels
 
 
+def _model_eta(m, param):
+    """-s 30 without -c goes on with the model's eta (param.C: the model file's eta line), as train -i."""
+    if param.solver_type == ONLINE_OGD_HINGE and not param.flag_C_specified and m.param.C > 0:
+        param.C = m.param.C
+
+
 def online_update(m, y, x, options=''):
     """The online solver's update of a -s 30 model m, in place, by the rows x (labels y), in order.
 
-    options: -c eta (the learning rate; default 0.5, as train -s 30), -wi weight (eta times the
+    options: -c eta (the learning rate; default: m's, the eta it was trained with, which its file
+    keeps; 0.5 for a file written before it did), -wi weight (eta times the
     weight for label i), -P passes (default 1), -d auto|cpu|gpu and -m threads (where a -k model
     maps the rows; neither changes the result), -q. A label or (plain model) feature not in m joins
     with zero weights. Returns m. C: lik_online_update.
@@ -1028,6 +1035,7 @@ def online_update(m, y, x, options=''):
     param = parameter(['-s', '30'] + online.rest)
     if m.param.solver_type != ONLINE_OGD_HINGE:
         raise ValueError("online_update needs a -s 30 model; this one was trained by -s %d" % m.param.solver_type)
+    _model_eta(m, param)
     indptr, index, value = _as_csr_rows(x)
     nodes = NodeRows(indptr, index, value)
     labels = _labels_array(y, nodes.count)
@@ -1044,8 +1052,8 @@ def train_from(m, y, x, options=''):
     """A new model trained on (y, x) starting from model m, which is not changed (train -i).
 
     -s 30 goes on where m stopped (-P passes); -s 0, 2 and 11 start Newton from m's weights (the
-    data must have exactly m's labels). -s and -B default to m's (others are refused), -c to 0.5
-    for -s 30 (its eta) and 1 otherwise; -e, -wi, -R, -q as train's; -d and -m map the rows of a
+    data must have exactly m's labels). -s and -B default to m's (others are refused), -c to m's
+    eta for -s 30 (0.5 for a file written before models kept it) and 1 otherwise; -e, -wi, -R, -q as train's; -d and -m map the rows of a
     -k model, whose map is reused, never rebuilt. C: lik_train_from.
     """
     _require()
@@ -1063,6 +1071,7 @@ def train_from(m, y, x, options=''):
     if '-B' in argv and param.bias != m.bias:
         raise ValueError("-B %g does not fit the model's bias %g" % (param.bias, m.bias))
     param.bias = m.bias
+    _model_eta(m, param)
     indptr, index, value = _as_csr_rows(x)
     prob = problem.__new__(problem)
     width = int(index.max()) if len(index) else 0

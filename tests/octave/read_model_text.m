@@ -1,7 +1,8 @@
 function m = read_model_text(file)
 % m = read_model_text(file): a LIBLINEAR model file read as text, by this
 % test code alone (no mex function): a struct with the fields of the
-% model struct (Parameters, nr_class, nr_feature, bias, Label, w, rho).
+% model struct (Parameters, nr_class, nr_feature, bias, Label, w, rho;
+% a -s 30 model's eta line is Parameters(2)).
   solvers = {'L2R_LR', 0; 'L2R_L2LOSS_SVC_DUAL', 1; 'L2R_L2LOSS_SVC', 2; ...
              'L2R_L1LOSS_SVC_DUAL', 3; 'MCSVM_CS', 4; 'L1R_L2LOSS_SVC', 5; 'L1R_LR', 6; ...
              'L2R_LR_DUAL', 7; 'L2R_L2LOSS_SVR', 11; 'L2R_L2LOSS_SVR_DUAL', 12; ...
@@ -26,6 +27,9 @@ function m = read_model_text(file)
         m.bias = str2double(words{2});
       case 'rho'
         m.rho = str2double(words{2});
+      case 'eta'
+        % a -s 30 model's eta (ours): the struct's Parameters is [30; eta]
+        m.Parameters = [m.Parameters; str2double(words{2})];
       case 'w'
         break;
     end

@@ -121,6 +121,63 @@ def test_two_halves_equal_one_pass_kernel(a9a_halves, kernel):
     assert (folder / f"{kernel}2.ik").read_bytes() == (folder / f"{kernel}all.ik").read_bytes()
 
 
+@pytest.mark.parametrize("kernel", [None, "iforest"])
+def test_the_model_keeps_eta_for_continued_training(a9a_halves, kernel):
+    """A -s 30 model file keeps its eta ("eta" line after "bias"), so -i without -c goes on with
+    it: two halves at -c 0.2 equal one pass at -c 0.2, and differ from going on at 0.5."""
+    folder, whole, h1, h2 = a9a_halves
+    k = [] if kernel is None else ["-k", kernel, "-g", 32, "-t", 50]
+    tag = kernel or "plain"
+    m1, m2, mall, m05 = (folder / f"eta-{tag}-{n}" for n in ("1", "2", "all", "05"))
+    assert run(ol.TRAIN, "-s", 30, "-c", 0.2, *k, "-q", h1, m1).returncode == 0
+    head = m1.read_text().split("\nw\n")[0].splitlines()
+    assert head[-2:] == ["bias -1", "eta 0.20000000000000001"]
+    r = run(ol.TRAIN, "-i", m1, "-q", h2, m2)
+    assert r.returncode == 0, r.stderr
+    if kernel is None:
+        assert run(ol.TRAIN, "-s", 30, "-c", 0.2, "-q", whole, mall).returncode == 0
+        assert m2.read_bytes() == mall.read_bytes()
+    else:
+        r = run(ol.TRAIN, "-O", 1, "-I", 2500, "-b", 1000, "-q", "-c", 0.2, *k, whole, mall)
+        assert r.returncode == 0, r.stderr
+        assert model_body(m2) == model_body(mall)
+    # -c given goes on with it instead (and the new file says so)
+    assert run(ol.TRAIN, "-i", m1, "-c", 0.5, "-q", h2, m05).returncode == 0
+    assert "eta 0.5" in m05.read_text().splitlines()
+    assert model_body(m05) != model_body(m2)
+
+
+def test_a_model_file_without_eta_goes_on_at_the_default(a9a_halves, tmp_path):
+    """Files written before the eta line load as before: -i goes on at eta 0.5."""
+    folder, whole, h1, h2 = a9a_halves
+    m1, m2, mall = tmp_path / "old1", tmp_path / "old2", tmp_path / "all"
+    assert run(ol.TRAIN, "-s", 30, "-q", h1, m1).returncode == 0
+    lines = m1.read_text().splitlines(keepends=True)
+    assert "eta 0.5\n" in lines
+    m1.write_text("".join(l for l in lines if not l.startswith("eta ")))
+    assert run(ol.TRAIN, "-i", m1, "-q", h2, m2).returncode == 0
+    assert run(ol.TRAIN, "-s", 30, "-q", whole, mall).returncode == 0
+    assert m2.read_bytes() == mall.read_bytes()
+    assert run(ol.PREDICT, h2, m1, tmp_path / "o").returncode == 0
+
+
+@pytest.mark.parametrize("solver,eta,message", [
+    ("L2R_L2LOSS_SVC", "0.5", "unknown text in model file: [eta]"),  # upstream's word for it
+    ("ONLINE_OGD_HINGE", "0", "eta must be a positive finite number"),
+    ("ONLINE_OGD_HINGE", "-1", "eta must be a positive finite number"),
+    ("ONLINE_OGD_HINGE", "inf", "eta must be a positive finite number"),
+    ("ONLINE_OGD_HINGE", "x", "fscanf failed"),
+])
+def test_a_bad_eta_line_is_refused(tmp_path, solver, eta, message):
+    model = tmp_path / "m"
+    model.write_text(f"solver_type {solver}\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\n"
+                     f"eta {eta}\nw\n0.5 \n")
+    data = tmp_path / "d"
+    data.write_text("1 1:1\n")
+    r = run(ol.PREDICT, data, model, tmp_path / "o")
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
 def test_deterministic_over_threads(a9a_halves):
     folder, whole, _, _ = a9a_halves
     bodies, cvs = [], []

@@ -123,6 +123,25 @@ def test_online_update_passes_threads_device_and_eta(halves):
     assert a.w[:13] != b.w[:13]
 
 
+@pytest.mark.parametrize("kernel", ["", "-k iforest -g 16 -t 30"])
+def test_the_model_s_eta_goes_on(kernel, halves, programs):
+    """Without -c, online_update and train_from go on with the model's eta, as train -i does with
+    the file's eta line: both equal the program's -i of a -c 0.25 model, also after a load."""
+    folder, first, second, (y1, x1), (y2, x2) = halves
+    tag = "eta" + kernel.replace(" ", "")
+    program(programs[0], "-s", 30, "-c", 0.25, "-q", *kernel.split(), first, folder / (tag + "1"))
+    program(programs[0], "-i", folder / (tag + "1"), "-q", second, folder / (tag + "2"))
+    expected = program_files(folder / (tag + "2"))
+    assert "eta 0.25" in expected[0]
+    m = train(y1, x1, "-s 30 -c 0.25 -q " + kernel)
+    assert saved(train_from(m, y2, x2, "-q"), folder / (tag + "from")) == expected
+    loaded = load_model(str(folder / (tag + "1")))
+    assert loaded.param.C == 0.25
+    assert saved(online_update(loaded, y2, x2, "-q"), folder / (tag + "upd")) == expected
+    other = train_from(m, y2, x2, "-c 0.5 -q")
+    assert saved(other, folder / (tag + "other")) != expected
+
+
 def test_online_update_a_new_label_and_feature_join(heart):
     y, x = heart
     m = train(y, x, "-s 30 -q")

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# tests/mpi/run.sh - train-mpi's tests (make mpi-check; make check runs them
+# when mpicc and mpirun exist). Run from the repository root after
+# `make mpi`. Each check prints PASS or FAIL; without mpirun or train-mpi
+# the whole suite prints SKIPPED and counts nothing as passed.
+#
+# What is checked, against expectations that do not come from train-mpi:
+#  - the model file is byte-identical for 1, 2, 3 and 4 processes (-s 0,
+#    2, 11; a9a and ijcnn1) and for 1 and 2 threads per process;
+#  - it is train's optimum: the same header, and w within a relative
+#    distance of 1e-3 of train's w (train stops at the same relative
+#    gradient tolerance, so both lie that close to the one optimum);
+#  - errors: a bad line in the third process's share names the file and
+#    its line in the whole file, exit 1, no model file; the same for a
+#    per-rank file (-F); an unknown file; a solver that is not distributed;
+#  - -k: MODEL and MODEL.ik byte-identical for 1 to 4 processes, MODEL.ik
+#    identical to train -k's (the same seed draws the same rows), MODEL
+#    train -k's optimum; -F files give train -k's map of their
+#    concatenation; a negative value for -k minmax named by its line;
+#  - -v prints what train -v prints (the same folds, the same optimum per
+#    fold), for any number of processes, with and without -k;
+#  - -C prints what train -C prints (each C's rate and the best) on a
+#    small set, for 1 and 3 processes; for -s 11 the same best C and p;
+#  - a process killed during training leaves no model file (nor temporary).
+# Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
+set -u
+
+DATA=${LIBLINEAR_IK_DATA:-../shared/data}
+MPIRUN=${MPIRUN:-mpirun}
+ROOT=$(pwd)
+TRAIN_MPI=$ROOT/train-mpi
+TRAIN=$ROOT/train
+
+if ! command -v "$MPIRUN" >/dev/null 2>&1 || [ ! -x "$TRAIN_MPI" ]; then
+	echo "mpi tests: SKIPPED ($MPIRUN or ./train-mpi not found)"
+	exit 0
+fi
+MPI_OPTS=()
+if "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
+	# Open MPI: more processes than cores on a small machine; as root in CI
+	MPI_OPTS+=(--oversubscribe)
+	[ "$(id -u)" = 0 ] && MPI_OPTS+=(--allow-run-as-root)
+fi
+
+pass=0
+fail=0
+check() {	# check NAME STATUS(0 = pass)
+	if [ "$2" = 0 ]; then
+		echo "PASS $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+
+TMP=$(mktemp -d /tmp/train-mpi-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+for set in a9a/a9a.train ijcnn1/ijcnn1.train; do
+	if ! xz -dc "$DATA/$set.xz" >"$TMP/$(basename "${set%.train}")"; then
+		echo "mpi tests: cannot read $DATA/$set.xz"
+		exit 1
+	fi
+done
+
+# mpi N ARGS...: train-mpi on N processes, quiet mpirun, one thread each
+# unless ARGS say otherwise (more threads than the two cores only thrash)
+mpi() {
+	local n=$1
+	shift
+	"$MPIRUN" "${MPI_OPTS[@]}" -n "$n" "$TRAIN_MPI" "$@"
+}
+
+# w_close A B: the same header and |w_A - w_B| <= 1e-3 |w_B|
+w_close() {
+	cmp -s <(sed '/^w$/q' "$1") <(sed '/^w$/q' "$2") || return 1
+	paste -d ' ' <(sed '1,/^w$/d' "$1") <(sed '1,/^w$/d' "$2") | awk '
+		{ h = NF / 2; for (k = 1; k <= h; k++) { d = $k - $(k + h); s += d * d; t += $(k + h) * $(k + h) } }
+		END { if (t == 0 || sqrt(s / t) > 1e-3) { printf "relative distance %g\n", (t ? sqrt(s / t) : -1); exit 1 } }'
+}
+
+cd "$TMP" || exit 1
+for set in a9a ijcnn1; do
+	for s in 0 2 11; do
+		ok=0
+		for n in 1 2 3 4; do
+			mpi "$n" -q -m 1 -s "$s" "$set" "$set.$s.n$n" >/dev/null 2>&1 || ok=1
+		done
+		for n in 2 3 4; do
+			cmp -s "$set.$s.n1" "$set.$s.n$n" || ok=1
+		done
+		check "$set -s $s: identical model files for 1, 2, 3, 4 processes" $ok
+		"$TRAIN" -q -s "$s" "$set" "$set.$s.train" >/dev/null 2>&1
+		w_close "$set.$s.n1" "$set.$s.train"
+		check "$set -s $s: train's optimum" $?
+	done
+done
+
+# threads: two per process give the same bits
+mpi 2 -q -m 2 -s 0 a9a a9a.m2 >/dev/null 2>&1 && cmp -s a9a.m2 a9a.0.n1
+check "a9a -s 0: 2 processes x 2 threads = 1 process x 1 thread" $?
+
+# -B 1, -wi and a three-class problem: still the same file for 1 and 3 processes
+head -n 3000 a9a | awk '{ if (NR % 3 == 0) $1 = 2; print }' >three
+mpi 1 -q -m 1 -s 0 -B 1 -w2 3 -b 400 three three.n1 >/dev/null 2>&1
+mpi 3 -q -m 1 -s 0 -B 1 -w2 3 -b 400 three three.n3 >/dev/null 2>&1
+cmp -s three.n1 three.n3 && "$TRAIN" -q -s 0 -B 1 -w2 3 three three.train && w_close three.n1 three.train
+check "3 classes, -B 1, -w2 3: identical for 1 and 3 processes, train's optimum" $?
+
+# per-rank files: a9a split into 3 files; same optimum as train on the whole
+split -n l/3 -d -a 1 a9a part.
+mv part.0 a9a.split.0 && mv part.1 a9a.split.1 && mv part.2 a9a.split.2
+mpi 3 -q -m 1 -F a9a.split a9a.split.model >/dev/null 2>&1 && w_close a9a.split.model a9a.2.train
+check "-F: a9a.split.0..2 on 3 processes gives train's optimum" $?
+
+# -k: each run in its own folder, so that the trailer line naming MODEL.ik is the same
+kernel_runs() {	# kernel_runs NAME DATA "PROCESS COUNTS" OPTIONS...
+	local name=$1 data=$2 counts=$3
+	shift 3
+	local ok=0
+	for n in $counts; do
+		mkdir -p "$name/n$n" "$name/train"
+		mpi "$n" -q -m 1 "$@" "$data" "$name/n$n/m" >/dev/null 2>&1 || ok=1
+	done
+	"$TRAIN" -q -s 2 "$@" "$data" "$name/train/m" >/dev/null 2>&1 || ok=1
+	local first
+	first=$(set -- $counts; echo "$1")
+	for n in $counts; do
+		cmp -s "$name/n$first/m" "$name/n$n/m" && cmp -s "$name/n$first/m.ik" "$name/n$n/m.ik" || ok=1
+	done
+	check "$name: MODEL and MODEL.ik identical for processes $counts" $ok
+	cmp -s "$name/n$first/m.ik" "$name/train/m.ik"
+	check "$name: MODEL.ik identical to train -k's" $?
+	w_close "$name/n$first/m" "$name/train/m"
+	check "$name: train -k's optimum" $?
+}
+kernel_runs a9a-anne a9a "1 2 3 4" -k anne
+kernel_runs ijcnn1-iforest ijcnn1 "1 3" -k iforest -t 20 -B 1
+kernel_runs a9a-minmax a9a "1 2" -k minmax -t 20 -r 7
+
+mkdir -p split-k split-k-train
+mpi 3 -q -m 1 -F -k anne -t 30 a9a.split split-k/m >/dev/null 2>&1 \
+	&& "$TRAIN" -q -s 2 -k anne -t 30 a9a split-k-train/m >/dev/null 2>&1 \
+	&& cmp -s split-k/m.ik split-k-train/m.ik && w_close split-k/m split-k-train/m
+check "-F -k: three files give train -k's map and optimum on their concatenation" $?
+
+sed '20000s/^\([^ ]*\) \([0-9]*\):1 /\1 \2:-1 /' a9a >negative
+mpi 4 -m 1 -k minmax negative neg.model >out 2>err
+[ $? = 1 ] && [ ! -e neg.model ] && [ ! -e neg.model.ik ] \
+	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative" err
+check "-k minmax: a negative value in rank 2's share named by its line, exit 1, no model" $?
+
+mpi 2 -m 1 -k anne -S 2 a9a s2.model >out 2>err
+[ $? = 1 ] && [ ! -e s2.model ] && grep -q "takes -S 0 or 1" err
+check "-k -S 2 refused with the reason" $?
+
+# -v: train -v's folds by global row number: the same lines for any process count, and train's
+cv_runs() {	# cv_runs NAME DATA "PROCESS COUNTS" OPTIONS...
+	local name=$1 data=$2 counts=$3
+	shift 3
+	local ok=0
+	"$TRAIN" -q "$@" "$data" >"$name.train.cv" 2>/dev/null || ok=1
+	for n in $counts; do
+		mpi "$n" -q -m 1 "$@" "$data" >"$name.n$n.cv" 2>/dev/null || ok=1
+		cmp -s "$name.n$n.cv" "$name.train.cv" || ok=1
+	done
+	grep -q "^Cross Validation" "$name.train.cv" || ok=1
+	check "$name: -v lines identical for processes $counts and to train -v's" $ok
+}
+cv_runs a9a-cv a9a "1 2 3" -s 0 -v 5
+cv_runs ijcnn1-cv ijcnn1 "1 4" -s 11 -v 3
+cv_runs a9a-k-cv a9a "1 3" -s 2 -k anne -t 30 -v 3
+
+# -C: train -C's walk over C (and p) on train -v's folds; small data, blocks of 200 rows
+if xz -dc "$DATA/australian/australian.all.xz" >aus 2>/dev/null; then
+	for s in 0 2; do
+		"$TRAIN" -s $s -C aus >aus.$s.train 2>/dev/null
+		ok=0
+		for n in 1 3; do
+			mpi "$n" -m 1 -b 200 -s $s -C aus >aus.$s.n$n 2>/dev/null || ok=1
+			cmp -s aus.$s.n$n aus.$s.train || ok=1
+		done
+		grep -q "^Best C = " aus.$s.train || ok=1
+		check "australian -s $s -C: every line identical for 1 and 3 processes and to train -C's" $ok
+	done
+	"$TRAIN" -s 11 -C aus >aus.11.train 2>/dev/null
+	mpi 1 -m 1 -b 200 -s 11 -C aus >aus.11.n1 2>/dev/null && mpi 3 -m 1 -b 200 -s 11 -C aus >aus.11.n3 2>/dev/null \
+		&& cmp -s aus.11.n1 aus.11.n3 && paste <(tail -n 1 aus.11.n1) <(tail -n 1 aus.11.train) | awk -F'\t' '
+			{ split($1, a, " "); split($2, b, " ")
+			  # "Best C = c Best p = p  CV MSE = m": C and p equal, MSE within 1e-3
+			  if (a[4] != b[4] || a[8] != b[8] || (a[12] - b[12]) > 1e-3 * b[12] || (b[12] - a[12]) > 1e-3 * b[12]) exit 1 }'
+	check "australian -s 11 -C: identical for 1 and 3 processes; train -C's best C and p, its MSE within 1e-3" $?
+
+	# line ends: CRLF and a last line without its newline read as the same rows, with
+	# share boundaries that fall anywhere (3 processes, blocks of 100 rows)
+	sed 's/$/\r/' aus >aus.crlf
+	head -c -1 aus >aus.nonl
+	ok=0
+	[ "$(tail -c 1 aus.nonl | od -An -c | tr -d ' ')" != '\n' ] || ok=1
+	for f in aus aus.crlf aus.nonl; do
+		for n in 1 3; do
+			mpi "$n" -q -m 1 -b 100 "$f" "$f.$n.model" >/dev/null 2>&1 || ok=1
+			cmp -s aus.1.model "$f.$n.model" || ok=1
+		done
+	done
+	check "CRLF lines and a last line without newline: the same model for 1 and 3 processes" $ok
+else
+	echo "mpi tests: australian not found: the -C and line-end checks are SKIPPED (not counted)"
+fi
+
+# a bad line in the third process's share (4 processes, blocks of 8192:
+# rank 2 holds lines 16385..24576): named by its line in the whole file
+sed '20000s/^\([^ ]*\) /\1 3:abc /' a9a >bad
+mpi 4 -m 1 bad bad.model >out 2>err
+rc=$?
+[ $rc = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad: Wrong input format at line 20000: " err \
+	&& [ "$(grep -c 'Wrong input format' err)" = 1 ] && ! ls bad.model.* >/dev/null 2>&1
+check "bad line 20000 in rank 2's share: one message with its global line, exit 1, no model" $?
+
+cp a9a.split.2 bad.2 && cp a9a.split.0 bad.0 && cp a9a.split.1 bad.1
+sed -i '7s/^[^ ]* /x /' bad.1
+mpi 3 -m 1 -F bad bad.model >out 2>err
+rc=$?
+[ $rc = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad.1: Wrong input format at line 7: " err
+check "-F: bad line 7 of bad.1 named with its file, exit 1, no model" $?
+
+mpi 2 -m 1 no-such-file nofile.model >out 2>err
+[ $? = 1 ] && [ ! -e nofile.model ] && grep -q "can't open input file no-such-file" err
+check "missing training file: exit 1, message, no model" $?
+
+mpi 2 -m 1 -s 1 a9a dual.model >out 2>err
+[ $? = 1 ] && [ ! -e dual.model ] && grep -q "only the Newton solvers -s 0, 2 and 11" err
+check "-s 1 refused, naming the solvers that work" $?
+
+# a process killed while training: no model file, no temporary file. A
+# long run (a9a three times, -c 1e5 at a tight tolerance: about 20 Newton
+# iterations, 4 s here), one process killed as soon as training has begun
+# ("init f"); a run that ended first fails this check rather than passing it.
+cat a9a a9a a9a >big
+mkdir killed && cd killed || exit 1
+"$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$TRAIN_MPI" -m 1 -s 2 -c 100000 -e 1e-12 ../big big.model >out 2>err &
+runner=$!
+victim=
+for _ in $(seq 1 1500); do
+	if grep -q "^init f" out 2>/dev/null; then
+		victim=$(ps -o pid= --ppid "$runner" | tail -n 1 | tr -d ' ')
+		[ -n "$victim" ] && break
+	fi
+	sleep 0.02
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$runner"
+rc=$?
+[ -n "$victim" ] && [ "$rc" != 0 ] && [ -z "$(ls)" -o "$(ls | tr '\n' ' ')" = "err out " ]
+check "a process killed during training: mpirun fails, no model or temporary file" $?
+cd ..
+
+echo "mpi tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
