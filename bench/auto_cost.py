@@ -48,7 +48,11 @@ NOTES = """## Notes (2026-11-27, branch auto28; the runs of commit 4b26280, whos
   a9a 17.6x, ijcnn1 6.0x, letter 5.1x (wall, auto-vs-svc.md). The machine's one-minute load
   was 5-13 throughout (other engineers' benchmarks), so the wall seconds are 2-4 times those of
   a quiet machine; the CPU seconds of these one-thread processes depend much less on the load,
-  and both ratios tell the same story.
+  and both ratios tell the same story. An earlier run of the same script at commit 3a17b1b
+  (stage 3 bounded, no w searched yet; wall seconds only, results not kept in the .json) gave
+  a9a 38.0 s against 18.0 s (2.1x; plain linear chosen, 84.98% test) and ijcnn1 85.8 s against
+  30.3 s (2.8x; anne t = 300, psi = 512, 93.96% test, a 9.8 MB model, 14.5 s fit + predict):
+  the bounded stage 3 alone met the cost goal there, and w = 0.3 then lifted ijcnn1's accuracy.
 - **Accuracy goal (auto >= max(SVC, linear) - noise; SVC and linear from auto-vs-svc.json):
   met on all eight sets, ijcnn1 included** (94.42 against SVC's 94.67, noise 0.61; it
   missed by 0.72 before, with anne t = 1000 psi = 512). The choices changed on a9a (minmax
