@@ -114,7 +114,15 @@ def auto(f):
 	r = {"kernel": m.group(1), "t": int(m.group(2)), "psi": int(m.group(3)), "S": int(m.group(4)),
 		"w": float(m.group(5)), "C": float(m.group(6)), "cv": float(m.group(7)),
 		"search_s": search_s, "command": cmd.group(1), "search_output": out}
-	words = shlex.split(cmd.group(1))[1:-2]  # drop "train", the data and the model paths
+	r.update(command_accuracy(f, cmd.group(1)))
+	return r
+
+
+def command_accuracy(f, command):
+	"""auto's printed command trained with -r 1..5 (-m 1), each model predicting the test part:
+	the options, per-seed results, mean accuracy and spread, mean fit and predict seconds, bytes."""
+	r = {}
+	words = shlex.split(command)[1:-2]  # drop "train", the data and the model paths
 	opts = []
 	i = 0
 	while i < len(words):  # the seed and the thread count are ours

@@ -289,6 +289,10 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
  * the caller's solver scores the same walks). -s 11 (C and p) keeps its
  * solver and upstream's walks from C_min, with the early stop, in every
  * stage.
+ * The kernel walks' two C constants (the rising walk's first C, 1/64, and
+ * the C from which the early stop counts, 1/16) assume rows of squared
+ * norm 1; with raw features (raw_weight > 0) both are divided by the
+ * mapped rows' mean squared norm (bias excluded) rounded to a power of two.
  * For minmax, stages 1 and 2 use its grid of 2^b, 16, 64, 256, 1024,
  * 4096 (never capped by the rows; options->grid_max caps it), and stage 3
  * does not extend it (the note says so when the best is 4096); for acos
@@ -372,21 +376,29 @@ int lik_search_summary_text(const struct lik_search_table *table, int regression
  * stages, each with lik_search's psi and C search, on options->subsample_rows
  * rows drawn by base->seed (all rows when there are not more):
  *  1. plain linear (upstream's C sweep), then anne, iforest, minmax (with
- *     S = 2 when a value is negative) and acos at t = 100, each with its
- *     own psi/C search;
+ *     S = 2 when a value is negative) and acos at t = 100 and w = 0 (or
+ *     the given w), each with its own psi/C search;
  *     minmax's grid of 2^b stops at the first 2^b >= d (larger ones give
  *     the same map);
  *  2. the best two kernels of stage 1 at their best psi with each entry of
  *     a fixed variation list: t = 300, t = 1000 (only when t = 300 scored
- *     above the stage-1 row), and for anne S = 2 and S = 4 (4 only on
- *     non-negative data), all with w = 0 (the raw-feature weight is not
- *     built yet; its values join the list when it is);
- *  3. with a subsample, the best options->confirm candidates and plain
- *     linear again on all rows, C walked up from a quarter of the
- *     subsample's best.
+ *     above the stage-1 row by more than that row's standard error), and
+ *     for anne S = 2 and S = 4 (4 only on non-negative data), then the
+ *     raw-feature weights w = 0.3 and w = 1 at the stage-1 t and S (their
+ *     C walks start where lik_search's do: its C constants are scaled by
+ *     the mapped rows' mean squared norm, 1 without raw features);
+ *  3. with a subsample, plain linear again on all rows (C walked up from
+ *     a quarter of its subsample's best) and at most options->confirm
+ *     kernel candidates (default 2, at most 8): the cheapest kernel row
+ *     within the subsample's band of the choice rule below (plain linear's
+ *     score counts for the band), then the best-scoring kernel row, then
+ *     the next cheapest of the band; each by the short C walk about its
+ *     subsample's best C (lik_search's confirmation walk).
  * A candidate whose parameters lik_map_params_check refuses is skipped
  * (so S values this build lacks drop out). options->t, psi and scale
- * (>= 0, > 0, >= 0) fix their part of every candidate. param's solver
+ * (>= 0, > 0, >= 0) fix their part of every candidate, and so does
+ * options->w >= 0 (or, when options->w < 0, base->raw_weight > 0) for
+ * every kernel candidate's w (no w is searched then). param's solver
  * must be -s 2 or -s 0 (LIK_EINVAL otherwise).
  * The choice (lik_auto_choose) is among the rows scored on the most rows:
  * of those whose CV score is within one standard error (the best's fold
@@ -409,7 +421,7 @@ int lik_search_summary_text(const struct lik_search_table *table, int regression
 struct lik_auto_row {
 	int kernel;		/* enum lik_kernel, or LIK_KERNEL_LINEAR */
 	int t, psi, scale;	/* -t, -g, -S (0 for plain linear) */
-	double w;		/* the raw features' weight: 0 (not built yet) */
+	double w;		/* the raw features' weight (-a; 0: none) */
 	double C, score;	/* the best C and its CV accuracy (a fraction) */
 	double se;		/* standard error of score over the folds */
 	int rows;		/* rows it was scored on */
@@ -422,13 +434,15 @@ struct lik_auto_row {
 struct lik_auto_options {
 	double budget;		/* seconds; < 0: none (the default, -1) */
 	int subsample_rows;	/* stages 1 and 2 (4000) */
-	int confirm;		/* kernel candidates confirmed on all rows (3) */
+	int confirm;		/* at most this many kernel candidates confirmed on all rows (2) */
 	int t;			/* 0: searched; else every candidate's t */
 	int psi;		/* 0: searched; else every IK/minmax candidate's psi */
 	int scale;		/* -1: each kernel's own; else every candidate's -S */
 	int verbose;		/* 1: the per-C lines to the print hook */
 	void (*on_row)(const struct lik_auto_row *row, void *context);
 	void *context;
+	/* added after the raw features (issue 28), after the fields above: */
+	double w;		/* < 0: searched (the default, -1); else every kernel candidate's w */
 };
 
 struct lik_auto_table {
@@ -445,7 +459,8 @@ struct lik_auto_table {
 
 void lik_auto_options_default(struct lik_auto_options *options);
 
-/* base: seed, device and threads (its kernel, t, psi, scale are ignored). NULL on error. */
+/* base: seed, device, threads and a given w (raw_weight > 0; its kernel, t, psi, scale are
+ * ignored). NULL on error. */
 struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct parameter *param,
 	const struct lik_map_params *base, int nr_fold, double start_C,
 	const struct lik_auto_options *options, struct lik_error *err);

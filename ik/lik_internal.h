@@ -122,10 +122,31 @@ struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max);
 
 /* ---- the search (lik_search.c), shared with -k auto (lik_auto.c) ---- */
 
-/* lik_search; with_plain 0: no plain baseline row (plain and plain_versus name the best). */
+/*
+ * lik_search; with_plain 0: no plain baseline row (plain and plain_versus
+ * name the best). around_C > 0 (classification): where psi is not searched
+ * (kernel->psi given, or acos), its one C walk is the short walk about
+ * around_C (x4 steps up, then down, while the score improves, then the two
+ * x2 neighbours of the best: about six scores), not the rising walk from
+ * start_C, which runs on to C = 1024 when the score never rises above its
+ * first value (-k auto's confirmations: a9a's minmax t = 1000 on all rows,
+ * 408 s). around_C <= 0: lik_search's own walks.
+ */
 struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
-	const struct lik_search_options *options, int with_plain, struct lik_error *err);
+	const struct lik_search_options *options, int with_plain, double around_C,
+	struct lik_error *err);
+
+/*
+ * Appends format's text to *text while room is left (advancing *text,
+ * shrinking *size, always NUL-terminated when *size > 0); *need counts the
+ * whole length, so the caller learns the size it needs (snprintf's rule).
+ * The lines of lik_search_summary_text and lik_auto_*_text.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void lik_append_text(char **text, size_t *size, int *need, const char *format, ...);
 
 /* `want` rows of prob drawn by seed in file order (lik_search.c says how). 0, or -1. */
 int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct problem *out,

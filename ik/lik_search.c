@@ -45,6 +45,29 @@
  * PATIENCE_FROM_C, the walk still sees the score rise before it may stop.
  */
 #define KERNEL_FIRST_C 0.015625
+
+/*
+ * The two constants above assume rows of squared norm 1. Raw features
+ * beside the cells (-a w, issue 28) add w^2 ||x'||^2 to each row's squared
+ * norm, and scaling a row by a scales the loss as C a^2 does, so both are
+ * divided by the mean squared norm of the rows (bias excluded), rounded
+ * to a power of two so that the walks keep upstream's grid of C = 2^k:
+ * exactly 1, and nothing computed, without a raw part, so those walks stay
+ * as they were.
+ */
+static double row_norm_unit(const struct row_set *X)
+{
+	if (X->kind != ROWS_CELLS || X->raw == NULL || X->l <= 0)
+		return 1;
+	double sum = 0;	/* in row order: the same sum whatever the threads */
+	for (int i = 0; i < X->l; i++) {
+		double q = (double)X->t * X->cell_value * X->cell_value;
+		for (const struct feature_node *f = X->raw[i]; f->index != -1; f++)
+			q += f->value * f->value;
+		sum += q;
+	}
+	return exp2(round(log2(sum / X->l)));
+}
 #define DEFAULT_SUBSAMPLE_ROWS 4000
 #define DEFAULT_CONFIRM 2
 #define DEFAULT_MAX_PSI 16384
@@ -97,6 +120,8 @@ struct search_state {
 	struct lik_search_table *table;
 	size_t capacity;
 	int with_plain;		/* 0: no plain baseline row (-k auto scores plain rows once itself) */
+	double norm_unit;	/* the walk's rows' mean squared norm (row_norm_unit; 1 for cells alone) */
+	double around_C;	/* > 0: a fixed psi's walk is the short walk about it (lik_search_run) */
 	double *folds;		/* nr_fold slots: the fold scores of the walk being run */
 };
 
@@ -201,8 +226,9 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
 {
 	double max_C = cv_scorer_max_C();
 	double C = cv_scorer_first_C(sc, s->start_C);
-	if (s->start_C <= 0 && C < KERNEL_FIRST_C)
-		C = KERNEL_FIRST_C;
+	double first_C = KERNEL_FIRST_C / s->norm_unit, patience_from = PATIENCE_FROM_C / s->norm_unit;
+	if (s->start_C <= 0 && C < first_C)
+		C = first_C;
 	double first = NAN;
 	int without_gain = 0;
 	for (; C <= max_C; C *= 2) {
@@ -216,7 +242,7 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
 		int risen = better(s, best->score, first);
 		if (best->score != before || isnan(before))
 			without_gain = 0;
-		else if (s->opt.patience > 0 && risen && C >= PATIENCE_FROM_C
+		else if (s->opt.patience > 0 && risen && C >= patience_from
 			&& ++without_gain >= s->opt.patience)
 			return 0;
 	}
@@ -286,6 +312,7 @@ static int kernel_walk(struct search_state *s, const struct row_set *X, const st
 	struct cv_scorer *sc = cv_scorer_new(X, prob->y, prob->bias, &param, s->nr_fold);
 	if (sc == NULL)
 		return -1;
+	s->norm_unit = row_norm_unit(X);
 	struct walk_best best = { NAN, NAN };
 	int rc = C0 > 0 ? around_walk(s, sc, C0, rival, &best) : rising_walk(s, sc, &best);
 	cv_scorer_free(sc);
@@ -331,7 +358,8 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	} else {
 		/* the plain baseline is upstream's own sweep: what train -C prints as best */
 		find_parameters_rows_folds(&X, prob->y, prob->bias, s->param, s->nr_fold,
-			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0, PATIENCE_FROM_C,
+			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0,
+			PATIENCE_FROM_C / (psi > 0 ? row_norm_unit(&X) : 1),
 			&row->C, &row->p, &row->score, s->folds);
 	}
 	info_mute(was_muted);
@@ -640,11 +668,13 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 
 static int run_stages(struct search_state *s, struct lik_error *err)
 {
+	/* a given psi (or acos's one width) has one walk: about around_C when the caller gives it */
+	double C0 = s->around_C > 0 && !s->regression ? s->around_C : -1;
 	if (s->kernel->psi != 0)
-		return full_walk(s, s->kernel->psi, -1, err);
+		return full_walk(s, s->kernel->psi, C0, err);
 	/* acos has one width (2 cells): C alone is searched, on all rows */
 	if (s->kernel->kernel == LIK_KERNEL_ACOS)
-		return full_walk(s, IK_CELLS_ACOS, -1, err);
+		return full_walk(s, IK_CELLS_ACOS, C0, err);
 	if (draw_sample(s, err) != 0)
 		return -1;
 	int psis[32];
@@ -682,17 +712,19 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	const struct lik_search_options *options, struct lik_error *err)
 {
-	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, err);
+	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, -1, err);
 }
 
 struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
-	const struct lik_search_options *options, int with_plain, struct lik_error *err)
+	const struct lik_search_options *options, int with_plain, double around_C,
+	struct lik_error *err)
 {
 	if (check_search_args(prob, param, kernel, nr_fold, err) != 0)
 		return NULL;
 	struct search_state s = { .prob = prob, .param = param, .kernel = kernel,
-		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain };
+		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain,
+		.around_C = around_C };
 	if (options != NULL)
 		s.opt = *options;
 	else
@@ -752,10 +784,7 @@ int lik_search_row_text(const struct lik_search_row *r, int regression, char *te
 		r->psi, r->C, 100.0 * r->score, r->rows, r->seconds);
 }
 
-/* Appends to *text (advancing it while room is left); *need counts the whole length. */
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
-	__attribute__((format(printf, 4, 5)));
-static void append_text(char **text, size_t *size, int *need, const char *format, ...)
+void lik_append_text(char **text, size_t *size, int *need, const char *format, ...)
 {
 	va_list ap;
 	va_start(ap, format);
@@ -779,13 +808,13 @@ int lik_search_summary_text(const struct lik_search_table *t, int regression, in
 	const struct lik_search_row *plain = &t->rows[t->plain];
 	const struct lik_search_row *versus = &t->rows[t->plain_versus];
 	if (regression)
-		append_text(&text, &size, &need, "Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
+		lik_append_text(&text, &size, &need, "Best psi = %d  Best C = %g Best p = %g  CV MSE = %g\n",
 			best->psi, best->C, best->p, best->score);
 	else
-		append_text(&text, &size, &need, "Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
+		lik_append_text(&text, &size, &need, "Best psi = %d  Best C = %g  CV accuracy = %g%%\n",
 			best->psi, best->C, 100.0 * best->score);
 	if (t->at_edge && psi_searched)
-		append_text(&text, &size, &need, "note: %s\n",
+		lik_append_text(&text, &size, &need, "note: %s\n",
 			t->note[0] ? t->note : "the best psi is the largest tried");
 	/* the baseline ran on stage 1's subsample when it has fewer rows than the best row */
 	int on_subsample = plain->rows != best->rows;
@@ -793,19 +822,19 @@ int lik_search_summary_text(const struct lik_search_table *t, int regression, in
 	if (on_subsample)
 		snprintf(where, sizeof where, " on the %d-row subsample", plain->rows);
 	if (regression)
-		append_text(&text, &size, &need, "plain linear%s: best C = %g, best p = %g, CV MSE = %g",
+		lik_append_text(&text, &size, &need, "plain linear%s: best C = %g, best p = %g, CV MSE = %g",
 			where, plain->C, plain->p, plain->score);
 	else
-		append_text(&text, &size, &need, "plain linear%s: best C = %g, CV accuracy = %g%%",
+		lik_append_text(&text, &size, &need, "plain linear%s: best C = %g, CV accuracy = %g%%",
 			where, plain->C, 100.0 * plain->score);
 	if (on_subsample && regression)
-		append_text(&text, &size, &need, " (psi = %d there: %g)", versus->psi, versus->score);
+		lik_append_text(&text, &size, &need, " (psi = %d there: %g)", versus->psi, versus->score);
 	else if (on_subsample)
-		append_text(&text, &size, &need, " (psi = %d there: %g%%)", versus->psi,
+		lik_append_text(&text, &size, &need, " (psi = %d there: %g%%)", versus->psi,
 			100.0 * versus->score);
-	append_text(&text, &size, &need, "\n");
+	lik_append_text(&text, &size, &need, "\n");
 	if (!t->kernel_wins)
-		append_text(&text, &size, &need,
+		lik_append_text(&text, &size, &need,
 			"the kernel does not beat plain linear training on this data: train without -k\n");
 	return need;
 }

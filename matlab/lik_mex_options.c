@@ -387,7 +387,8 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 			o->kernel.scale = d.scale;
 	}
 	o->kernel.threads = o->threads;
-	if (!o->kernel_on && o->raw_given) {
+	/* -k auto (kernel_on 0) takes -a: it fixes every kernel candidate's w */
+	if (!o->kernel_on && !o->auto_kernel && o->raw_given) {
 		mex_error_set(err, LIK_EINVAL, "-a (the raw features' weight) needs -k");
 		return -1;
 	}

@@ -270,6 +270,7 @@ static void auto_search(struct call *c, const struct problem *prob, int nlhs, mx
 	ao.t = c->opt.t_given ? c->opt.kernel.t : 0;
 	ao.psi = c->opt.psi_given ? c->opt.kernel.psi : 0;
 	ao.scale = c->opt.scale_given ? c->opt.kernel.scale : -1;
+	ao.w = c->opt.raw_given ? c->opt.kernel.raw_weight : -1;	/* -a w fixes every kernel's w */
 	ao.on_row = print_auto_row;
 	double start_C = c->opt.C_specified ? c->opt.param.C : -1.0;
 	c->auto_table = lik_auto_search(prob, &c->opt.param, &base, c->opt.nr_fold, start_C, &ao,

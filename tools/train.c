@@ -97,8 +97,9 @@ static const char ik_usage_format[] =
 	"\t 3 or minmax  -- min-max kernel: T samples of 0-bit consistent weighted sampling\n"
 	"\t 4 or acos    -- acos kernel: signs of T random projections\n"
 	"\t auto         -- with -C: searches plain linear and every kernel above, with\n"
-	"\t\t\tlarger T for the best two, and chooses the cheapest model that\n"
-	"\t\t\tscores as well as the best within the folds' noise (see README)\n"
+	"\t\t\tlarger T and raw-feature weights w (-a 0.3, 1) for the best two,\n"
+	"\t\t\tand chooses the cheapest model that scores as well as the\n"
+	"\t\t\tbest within the folds' noise (see README)\n"
 	"-t T : number of partitionings (minmax, acos: samples, at most 65536) with -k (default %d)\n"
 	"-g psi : cells per partitioning with -k (default %d for anne, %d for iforest, %d for\n"
 	"\tminmax, which takes a power of two from 16 to 65536; not with acos);\n"
@@ -416,11 +417,6 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 			fprintf(stderr, "ERROR: -E 1 cannot be used with -k auto\n");
 			exit(1);
 		}
-		if (o->ik.raw_given) {	/* (lik_auto_search refuses it too, for the other layers) */
-			fprintf(stderr, "ERROR: -k auto does not search the raw-feature weight w yet:"
-				" leave out -a\n");
-			exit(1);
-		}
 	}
 	if (o->find_parameters) {
 		if (!o->cross_validation)
@@ -436,7 +432,11 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->param.eps == INFINITY)
 		o->param.eps = default_eps(o->param.solver_type);
-	if (ik_options_check(&o->ik) != 0 || ik_options_check_device(&o->ik) != 0)
+	/* -k auto is no map type (kernel none here), yet its -a fixes every kernel candidate's w */
+	struct ik_options checked = o->ik;
+	if (o->auto_kernel)
+		checked.raw_given = 0;
+	if (ik_options_check(&checked) != 0 || ik_options_check_device(&o->ik) != 0)
 		exit(1);
 }
 
@@ -764,17 +764,31 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 }
 
 /*
+ * w as the shortest text that reads back as the same double (0.3, not
+ * 0.29999999999999999), so that the printed command reproduces the model.
+ */
+static void weight_text(double w, char *text, size_t size)
+{
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(text, size, "%.*g", digits, w);
+		if (strtod(text, NULL) == w)
+			return;
+	}
+}
+
+/*
  * The train command of -k auto's choice: the command line given without
- * the search's options (-C -v -c -g -V -W -T -E) and without -k, -t and
- * -S, which the choice sets again (-S only when not the kernel's default),
- * with -s when -C chose it. Allocated.
+ * the search's options (-C -v -c -g -V -W -T -E) and without -k, -t, -S
+ * and -a, which the choice sets again (-S only when not the kernel's
+ * default, -a only when w > 0: plain linear refuses -a), with -s when -C
+ * chose it. Allocated.
  */
 static char *auto_train_command(const struct options *o, const struct lik_auto_row *best)
 {
 	char *line = NULL;
 	size_t len = 0;
 	char number[64];
-	append_given_options(o, "cpgvVWTEktS", &line, &len);
+	append_given_options(o, "cpgvVWTEktSa", &line, &len);
 	if (best->kernel != LIK_KERNEL_LINEAR) {
 		append_word(&line, &len, "-k");
 		append_word(&line, &len, lik_auto_kernel_name(best->kernel));
@@ -791,6 +805,11 @@ static char *auto_train_command(const struct options *o, const struct lik_auto_r
 		if (best->scale != d.scale) {
 			append_word(&line, &len, "-S");
 			snprintf(number, sizeof number, "%d", best->scale);
+			append_word(&line, &len, number);
+		}
+		if (best->w > 0) {
+			append_word(&line, &len, "-a");
+			weight_text(best->w, number, sizeof number);
 			append_word(&line, &len, number);
 		}
 	}
@@ -822,6 +841,7 @@ static void run_auto_search(const struct problem *prob, const struct options *o)
 	ao.t = o->t_given ? o->ik.t : 0;
 	ao.psi = o->ik.psi_given ? o->ik.psi : 0;
 	ao.scale = o->ik.scale_given ? o->ik.scale : -1;
+	ao.w = o->ik.raw_given ? o->ik.raw_weight : -1;	/* -a w fixes every kernel's w */
 	ao.on_row = print_auto_row;
 	struct lik_error err;
 	struct lik_auto_table *t = lik_auto_search(prob, &o->param, &base, o->nr_fold,
@@ -848,6 +868,7 @@ static void run_auto_search(const struct problem *prob, const struct options *o)
 		k.t = best->t;
 		k.psi = best->psi;
 		k.scale = best->scale;
+		k.raw_weight = best->w;
 		struct lik_model *m = lik_train(prob, &param,
 			best->kernel == LIK_KERNEL_LINEAR ? NULL : &k, &err);
 		if (!m || lik_model_save(o->model_file, m, &err) != 0)

@@ -81,7 +81,7 @@ _AUTO_ROW_FUN = CFUNCTYPE(None, POINTER(lik_auto_row), c_void_p)
 class lik_auto_options(Structure):
     _fields_ = [('budget', c_double), ('subsample_rows', c_int), ('confirm', c_int), ('t', c_int),
                 ('psi', c_int), ('scale', c_int), ('verbose', c_int), ('on_row', _AUTO_ROW_FUN),
-                ('context', c_void_p)]
+                ('context', c_void_p), ('w', c_double)]
 
 
 class lik_auto_table(Structure):
@@ -839,6 +839,7 @@ def _auto_search(prob, param, options):
     auto_options.t = options.t if options.t_given else 0
     auto_options.psi = options.psi if options.psi is not None else 0
     auto_options.scale = options.scale if options.scale is not None else -1
+    auto_options.w = options.raw_weight if options.raw_given else -1.0  # -a w fixes every kernel's w
 
     def on_row(row, context):
         print(_library_text(_lib.lik_auto_row_text, row), flush=True)

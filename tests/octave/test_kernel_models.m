@@ -114,7 +114,11 @@ function test_kernel_models(ctx)
   assert(isequal(size(result), [4 1]) && result(2) == -1);
   assert(size(table, 2) == 13 && size(table, 1) == numel(regexp(printed, '^kernel = ', 'lineanchors')));
   assert(isequal(table(1:5, 1)', [0 1 2 3 4]), '-C -k auto: plain linear, then every kernel');
-  assert(all(table(table(:, 1) > 0, 2) == 30) && all(table(:, 5) == 0), '-C -k auto: t fixed, w 0');
+  assert(all(table(table(:, 1) > 0, 2) == 30) && all(table(1:5, 5) == 0), '-C -k auto: t fixed, w 0 in stage 1');
+  assert(isequal(unique(table(:, 5))', [0 0.3 1]), '-C -k auto: stage 2 tries w = 0.3 and 1');
+  % -a fixes every kernel candidate's w (plain linear has none)
+  [~, fixed] = train(y, X, '-C -k auto -t 30 -s 2 -a 0.3 -q');
+  assert(all(fixed(fixed(:, 1) > 0, 5) == 0.3) && all(fixed(fixed(:, 1) == 0, 5) == 0), '-C -k auto -a 0.3: w fixed');
   assert(any(table(:, 3) == result(4) & table(:, 6) == result(1) & table(:, 7) == result(3)));
   expect_error(@() train(y, X, '-k auto -q'), '-k auto needs -C');
 

@@ -181,7 +181,8 @@ def test_auto_search_prints_the_programs_lines(data, programs, heart, capfd):
     table = _ik.last_search_table
     assert [r["kernel"] for r in table[:5]] == ["linear", "anne", "iforest", "minmax", "acos"]
     assert all(r["t"] == 30 for r in table if r["kernel"] != "linear")
-    assert all(r["w"] == 0 for r in table)
+    assert all(r["w"] == 0 for r in table[:5])  # stage 1; stage 2 adds w = 0.3 and 1
+    assert {r["w"] for r in table} == {0, 0.3, 1}
     for r in table:  # 270 rows in 5 folds of 54: the pooled score is the mean of the folds'
         assert len(r["folds"]) == 5 and abs(sum(r["folds"]) / 5 - r["score"]) < 1e-12
     best = [line for line in ours if line.startswith("Best kernel = ")]
@@ -190,6 +191,10 @@ def test_auto_search_prints_the_programs_lines(data, programs, heart, capfd):
         train(y, x, "-k auto -q")
     with pytest.raises(ValueError):
         train(y, x, "-k auto -C -s 11 -q")
+    # -a fixes every kernel candidate's w, as the program's -a does
+    capfd.readouterr()
+    train(y, x, "-k auto -t 30 -a 0.3 -C -q")
+    assert all(r["w"] == (0 if r["kernel"] == "linear" else 0.3) for r in _ik.last_search_table)
 
 
 def test_cross_validation_matches_the_program(data, programs, heart, capfd):

@@ -89,18 +89,40 @@ static void checkerboard(int l, struct problem *prob, struct feature_node **node
 	prob->bias = -1;
 }
 
-START_TEST(a_search_keeps_fold_scores_and_its_text)
-{
+/* What every search below starts from: a checkerboard of l rows, train's -s 2, anne's defaults. */
+struct setup {
 	struct problem prob;
 	struct feature_node *nodes;
-	checkerboard(200, &prob, &nodes);
-	struct parameter param = { .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
-		.nu = 0.5, .regularize_bias = 1 };
+	struct parameter param;
 	struct lik_map_params base;
-	lik_map_params_default(&base, LIK_KERNEL_ANNE);
-	base.device = LIK_DEVICE_CPU;
 	struct lik_auto_options o;
-	lik_auto_options_default(&o);
+};
+
+static void setup_make(struct setup *u, int l)
+{
+	checkerboard(l, &u->prob, &u->nodes);
+	u->param = (struct parameter){ .solver_type = L2R_L2LOSS_SVC, .C = 1, .eps = 0.01, .p = 0.1,
+		.nu = 0.5, .regularize_bias = 1 };
+	lik_map_params_default(&u->base, LIK_KERNEL_ANNE);
+	u->base.device = LIK_DEVICE_CPU;
+	lik_auto_options_default(&u->o);
+}
+
+static void setup_free(struct setup *u)
+{
+	free(u->nodes);
+	free(u->prob.x);
+	free(u->prob.y);
+}
+
+START_TEST(a_search_keeps_fold_scores_and_its_text)
+{
+	struct setup u;
+	setup_make(&u, 200);
+	struct problem prob = u.prob;
+	struct parameter param = u.param;
+	struct lik_map_params base = u.base;
+	struct lik_auto_options o = u.o;
 	o.t = 20;	/* small: seconds, and every line then has t = 20 */
 	struct lik_error err;
 	struct lik_auto_table *t = lik_auto_search(&prob, &param, &base, 4, -1, &o, &err);
@@ -142,15 +164,132 @@ START_TEST(a_search_keeps_fold_scores_and_its_text)
 	param.solver_type = L2R_L2LOSS_SVC;
 	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 1, -1, &o, &err));
 	ck_assert_int_eq(err.code, LIK_EINVAL);
-	/* and a raw-feature weight, which it does not search yet (every candidate has w = 0) */
+	/* a raw-feature weight given (base's, or options->w, which wins) fixes every kernel's w */
 	base.raw_weight = 0.3;
+	for (int k = 0; k < 2; k++) {
+		o.w = k == 0 ? -1 : 0;
+		t = lik_auto_search(&prob, &param, &base, 4, -1, &o, &err);
+		ck_assert_msg(t != NULL, "%s", err.message);
+		for (size_t i = 0; i < t->count; i++)
+			ck_assert_double_eq(t->rows[i].w,
+				t->rows[i].kernel == LIK_KERNEL_LINEAR ? 0 : (k == 0 ? 0.3 : 0));
+		lik_auto_table_free(&t);
+	}
+	o.w = INFINITY;
 	ck_assert_ptr_null(lik_auto_search(&prob, &param, &base, 4, -1, &o, &err));
 	ck_assert_int_eq(err.code, LIK_EINVAL);
-	ck_assert(strstr(err.message, "raw-feature weight") != NULL);
-	base.raw_weight = 0;
-	free(nodes);
-	free(prob.x);
-	free(prob.y);
+	setup_free(&u);
+}
+END_TEST
+
+static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_row *b)
+{
+	return a->kernel == b->kernel && a->t == b->t && a->psi == b->psi && a->scale == b->scale
+		&& a->w == b->w;
+}
+
+/*
+ * A search with a subsample (100 of 400 checkerboard rows): stage 2 tries
+ * t = 1000 exactly where t = 300 beat its stage-1 base by more than the
+ * base's standard error; stage 3 confirms at most options->confirm kernel
+ * candidates: the cheapest kernel row within the subsample's band (the
+ * best subsample score, plain linear's included, minus its standard error
+ * and at most 0.5 points: lik_auto_choose's band) and the best-scoring
+ * kernel row, nothing else; the same table on one thread and on two.
+ */
+START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
+{
+	struct setup u;
+	setup_make(&u, 400);
+	ck_assert_int_eq(u.o.confirm, 2);
+	u.o.subsample_rows = 100;
+	struct lik_error err;
+	struct lik_auto_table *t = lik_auto_search(&u.prob, &u.param, &u.base, 5, -1, &u.o, &err);
+	ck_assert_msg(t != NULL, "%s", err.message);
+	size_t sub_end = 0;	/* rows of stages 1 and 2 come first, on the 100 rows */
+	while (sub_end < t->count && t->rows[sub_end].stage < 3) {
+		ck_assert_int_eq(t->rows[sub_end].rows, 100);
+		sub_end++;
+	}
+	/* stage 2: t = 1000 of a kernel iff its t = 300 beat the stage-1 row by over its se */
+	for (size_t i = 0; i < sub_end; i++) {
+		const struct lik_auto_row *b = &t->rows[i];
+		if (b->stage != 1 || b->kernel == LIK_KERNEL_LINEAR || b->t != 100)
+			continue;
+		const struct lik_auto_row *at300 = NULL, *at1000 = NULL;
+		for (size_t j = 0; j < sub_end; j++) {
+			const struct lik_auto_row *r = &t->rows[j];
+			if (r->stage == 2 && r->kernel == b->kernel && r->psi == b->psi
+				&& r->scale == b->scale && r->t == 300)
+				at300 = r;
+			if (r->stage == 2 && r->kernel == b->kernel && r->psi == b->psi
+				&& r->scale == b->scale && r->t == 1000)
+				at1000 = r;
+		}
+		if (at300 == NULL) {
+			ck_assert_ptr_null(at1000);
+			continue;
+		}
+		double se = isnan(b->se) ? 0 : b->se;
+		ck_assert_int_eq(at1000 != NULL, at300->score > b->score + se);
+	}
+	/* stage 3: plain linear, then the confirmed kernel rows, on all 400 rows */
+	ck_assert_uint_gt(t->count, sub_end);
+	ck_assert_int_eq(t->rows[sub_end].kernel, LIK_KERNEL_LINEAR);
+	size_t confirmed = t->count - sub_end - 1;
+	ck_assert_uint_ge(confirmed, 1);
+	ck_assert_uint_le(confirmed, 2);
+	long top_kernel = -1;
+	for (size_t i = 0; i < sub_end; i++)
+		if (t->rows[i].kernel != LIK_KERNEL_LINEAR
+			&& (top_kernel < 0 || t->rows[i].score > t->rows[top_kernel].score))
+			top_kernel = (long)i;
+	/*
+	 * The cheapest kernel in the band: the choice rule (checked by hand above)
+	 * on the subsample's rows with plain linear priced out of reach, so that
+	 * its score still sets the band but it is never the one taken.
+	 */
+	struct lik_auto_row *sub = malloc(sub_end * sizeof *sub);
+	ck_assert_ptr_nonnull(sub);
+	memcpy(sub, t->rows, sub_end * sizeof *sub);
+	for (size_t i = 0; i < sub_end; i++)
+		if (sub[i].kernel == LIK_KERNEL_LINEAR)
+			sub[i].columns = sub[i].ops = INFINITY;
+	long cheapest = lik_auto_choose(sub, sub_end);
+	if (sub[cheapest].kernel == LIK_KERNEL_LINEAR)
+		cheapest = top_kernel;	/* linear alone in the band: the best kernel goes anyway */
+	free(sub);
+	long want[2] = { cheapest, top_kernel };
+	size_t expected = want[0] == want[1] ? 1 : 2;
+	ck_assert_uint_eq(confirmed, expected);
+	for (size_t k = 0; k < expected; k++) {
+		const struct lik_auto_row *c = &t->rows[sub_end + 1 + k];
+		ck_assert_int_eq(c->stage, 3);
+		ck_assert_int_eq(c->rows, 400);
+		ck_assert(same_candidate(c, &t->rows[want[k]]));
+	}
+	ck_assert_int_eq((long)t->best, lik_auto_choose(t->rows, t->count));
+	ck_assert_int_eq(t->rows[t->best].rows, 400);
+	/* the same table, stage 3 included, on one thread and on two (seconds aside) */
+	for (int threads = 1; threads <= 2; threads++) {
+		u.base.threads = threads;
+		lik_set_threads(threads);
+		struct lik_auto_table *again = lik_auto_search(&u.prob, &u.param, &u.base, 5, -1, &u.o,
+			&err);
+		ck_assert_msg(again != NULL, "%s", err.message);
+		ck_assert_uint_eq(again->count, t->count);
+		ck_assert_uint_eq(again->best, t->best);
+		for (size_t i = 0; i < t->count; i++) {
+			ck_assert(same_candidate(&again->rows[i], &t->rows[i]));
+			ck_assert_double_eq(again->rows[i].C, t->rows[i].C);
+			ck_assert_double_eq(again->rows[i].score, t->rows[i].score);
+			ck_assert_int_eq(again->rows[i].rows, t->rows[i].rows);
+		}
+		lik_auto_table_free(&again);
+	}
+	lik_set_threads(0);
+	lik_auto_table_free(&t);
+	setup_free(&u);
 }
 END_TEST
 
@@ -162,6 +301,7 @@ static Suite *lik_auto_suite(void)
 	tcase_add_test(tc, the_cheapest_within_one_standard_error_and_half_a_point);
 	tcase_add_test(tc, ties_fall_to_ops_then_w_then_s_then_C_then_order);
 	tcase_add_test(tc, a_search_keeps_fold_scores_and_its_text);
+	tcase_add_test(tc, stage_two_and_three_take_only_what_beats_the_noise);
 	suite_add_tcase(s, tc);
 	return s;
 }
