@@ -293,16 +293,9 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-/*
- * pack_row of dense row x (cols values): the same value for every
- * feature, computed by the same expression (a zero is an absent feature,
- * -mean[j]), so the packed floats, and with them the cells, are those of
- * the row's sparse form. Columns above dim are ignored as sparse features
- * above dim are, but still checked: *bad is set when any value of the row
- * is not finite (the caller refuses such input).
- */
-static double pack_dense_row(const struct ikmap *map, const double *x, int cols, float *out,
-	int *bad)
+/* See ikmap_impl.h (the pruned path, anne_prune.c, packs its dense rows here too). */
+double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols, float *out,
+	int *bad, double *sq_out)
 {
 	const double *mean = map->mean;
 	int dim = map->dim, last = cols < dim ? cols : dim;
@@ -326,6 +319,8 @@ static double pack_dense_row(const struct ikmap *map, const double *x, int cols,
 	*bad = probe != 0;	/* NaN compares unequal to 0 */
 	out[dim] = 1;
 	out[dim + 1] = (float)sq;
+	if (sq_out)
+		*sq_out = sq;
 	double norm = sqrt(sq);
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
@@ -344,8 +339,8 @@ static int map_tile(const struct ikmap *map, window_fn window, const struct inpu
 		} else {
 			const struct ikmap_dense_in *d = in->dense;
 			int row_bad;
-			w->norm[r] = pack_dense_row(map, d->x + (first + (size_t)r) * d->ld, d->cols,
-				out, &row_bad);
+			w->norm[r] = ikmap_anne_pack_dense(map, d->x + (first + (size_t)r) * d->ld,
+				d->cols, out, &row_bad, NULL);
 			bad |= row_bad;
 		}
 	}
@@ -445,6 +440,8 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
 	size_t count, void *cells, int threads)
 {
+	if (map->prune)
+		return ikmap_anne_prune_map_matrix(map, x, count, cells, threads);
 	struct input in = { NULL, x };
 	return dense_map(map, &in, count, cells, threads);
 }

@@ -491,20 +491,13 @@ done:
 /* ---- per row or centre: z = [P(v - m), r] ---- */
 
 /*
- * z of a row with centred squared norm sq (as the dense path computes it):
- * writes [z, 1, ||z||^2] in float at out; returns ||z|| (double).
+ * z of a row with centred squared norm sq (as the dense path computes it)
+ * and scaled nonzeros value[0..nnz) at features feature[0..nnz) (1..dim,
+ * ascending): writes [z, 1, ||z||^2] in float at out; returns ||z|| (double).
  */
-static double row_z(const struct ikmap_prune *pr, const struct kernels *kn, int dim,
-	const struct ikmap *map, const struct feature_node *f, double sq, int *feature,
-	double *value, float *out)
+static double row_z(const struct ikmap_prune *pr, const struct kernels *kn, double sq,
+	const int *feature, const double *value, int nnz, float *out)
 {
-	int nnz = 0;
-	for (; f->index != -1; f++) {
-		if (f->index < 1 || f->index > dim)
-			continue;
-		feature[nnz] = f->index;
-		value[nnz++] = ikmap_apply(map, f->index, f->value);
-	}
 	double y[PRUNE_DIRS];
 	kn->project(pr->pt, feature, value, nnz, y);
 	double yy = 0;
@@ -733,7 +726,16 @@ int ikmap_anne_pruned(const struct ikmap *map)
 
 /* ---- mapping ---- */
 
+/* The rows being mapped: sparse rows, or a dense matrix when rows is NULL. */
+struct input {
+	struct feature_node *const *rows;
+	const struct ikmap_dense_in *dense;
+};
+
 struct workspace {
+	/* dense input only: row scratch_row's sparse form, for the exact recheck */
+	struct feature_node *scratch;
+	size_t scratch_row;
 	float *x;		/* [TILE_ROWS][dense_ld]: the dense path's packed rows */
 	float *z;		/* [TILE_ROWS][ld] */
 	float *low;		/* [TILE_ROWS][cols] lower-bound scores */
@@ -780,8 +782,21 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 }
 
 /* The cell of row r (packed in w) in partitioning k, from its lower bounds low[0..psi). */
+/* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
+static const struct feature_node *row_nodes(const struct ikmap *map, const struct input *in,
+	size_t row, struct workspace *w)
+{
+	if (in->rows)
+		return in->rows[row];
+	if (w->scratch_row != row) {
+		ikmap_dense_row_nodes(in->dense, row, map->dim, w->scratch);
+		w->scratch_row = row;
+	}
+	return w->scratch;
+}
+
 static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
-	const struct kernels *kn, const struct feature_node *row, int k, const float *low,
+	const struct kernels *kn, const struct input *in, size_t row, int k, const float *low,
 	const float *xrow, double a, double az, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
@@ -846,25 +861,64 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	memset(w->flags, 0, (size_t)psi);
 	for (int c = 0; c < n; c++)
 		w->flags[w->cand[c]] = w->score[c] <= win;
-	return ikmap_nearest_exact(map, row, k, w->flags);
+	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
-static int map_tile(const struct ikmap *map, const struct kernels *kn,
-	struct feature_node *const *rows, size_t first, int nrows, void *cells, int parts_per,
-	struct workspace *w)
+/*
+ * The scaled nonzeros of input row `row` (features 1..dim, ascending), as
+ * row_z wants them: those of the row's sparse form, whichever the input.
+ */
+static int row_nonzeros(const struct ikmap *map, const struct input *in, size_t row,
+	int *feature, double *value)
+{
+	int nnz = 0, dim = map->dim;
+	if (in->rows) {
+		for (const struct feature_node *f = in->rows[row]; f->index != -1; f++) {
+			if (f->index < 1 || f->index > dim)
+				continue;
+			feature[nnz] = f->index;
+			value[nnz++] = ikmap_apply(map, f->index, f->value);
+		}
+		return nnz;
+	}
+	const double *x = in->dense->x + row * in->dense->ld;
+	int last = in->dense->cols < dim ? in->dense->cols : dim;
+	for (int j = 1; j <= last; j++)
+		if (x[j - 1] != 0) {
+			feature[nnz] = j;
+			value[nnz++] = ikmap_apply(map, j, x[j - 1]);
+		}
+	return nnz;
+}
+
+/* 0, -1 when out of memory, or -2 when a dense row holds a non-finite value. */
+static int map_tile(const struct ikmap *map, const struct kernels *kn, const struct input *in,
+	size_t first, int nrows, void *cells, int parts_per, struct workspace *w)
 {
 	const struct ikmap_prune *pr = map->prune;
 	int ld = map->dense_ld, zl = pr->ld, psi = map->psi, t = map->t;
+	int bad = 0;
 	for (int r = 0; r < nrows; r++) {
 		double sq;
-		w->norm[r] = pack_row(map, rows[first + r], w->x + (size_t)r * ld, &sq);
-		w->znorm[r] = w->norm[r] < 0 ? 0 : row_z(pr, kn, map->dim, map, rows[first + r], sq,
-			w->feature, w->value, w->z + (size_t)r * zl);
+		size_t row = first + (size_t)r;
+		if (in->rows) {
+			w->norm[r] = pack_row(map, in->rows[row], w->x + (size_t)r * ld, &sq);
+		} else {
+			int row_bad;
+			w->norm[r] = ikmap_anne_pack_dense(map, in->dense->x + row * in->dense->ld,
+				in->dense->cols, w->x + (size_t)r * ld, &row_bad, &sq);
+			bad |= row_bad;
+		}
+		int nnz = w->norm[r] < 0 ? 0 : row_nonzeros(map, in, row, w->feature, w->value);
+		w->znorm[r] = w->norm[r] < 0 ? 0 : row_z(pr, kn, sq, w->feature, w->value, nnz,
+			w->z + (size_t)r * zl);
 		if (!(w->znorm[r] < ROW_NORM_LIMIT))
 			w->norm[r] = -1;
 		if (w->norm[r] < 0)	/* a harmless row for the GEMM; its cells come below */
 			memset(w->z + (size_t)r * zl, 0, (size_t)zl * sizeof(float));
 	}
+	if (bad)
+		return -2;
 	for (int k0 = 0; k0 < t; k0 += parts_per) {
 		int parts = t - k0 < parts_per ? t - k0 : parts_per;
 		int cols = parts * psi;
@@ -877,7 +931,7 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 				if (w->norm[r] < 0)
 					continue;
 				size_t row = first + (size_t)r;
-				int cell = prune_cell(map, pr, kn, rows[row], k0 + p,
+				int cell = prune_cell(map, pr, kn, in, row, k0 + p,
 					w->low + (size_t)r * cols + (size_t)p * psi,
 					w->x + (size_t)r * ld, w->norm[r], w->znorm[r], w);
 				ikmap_put_cell(map, cells, row * t + (size_t)(k0 + p), (uint32_t)cell);
@@ -889,14 +943,16 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		size_t row = first + (size_t)r;
 		for (int k = 0; k < t; k++)
 			ikmap_put_cell(map, cells, row * t + (size_t)k,
-				(uint32_t)ikmap_nearest_exact(map, rows[row], k, NULL));
+				(uint32_t)ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, NULL));
 	}
 	return 0;
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, int cols)
+static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int dense)
 {
 	memset(w, 0, sizeof *w);
+	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
+	w->scratch_row = SIZE_MAX;
 	w->x = malloc((size_t)TILE_ROWS * (size_t)map->dense_ld * sizeof(float));
 	w->z = malloc((size_t)TILE_ROWS * (size_t)map->prune->ld * sizeof(float));
 	w->low = malloc((size_t)TILE_ROWS * (size_t)cols * sizeof(float));
@@ -911,11 +967,12 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
 	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
-		&& w->score && w->flags ? 0 : -1;
+		&& w->score && w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
 {
+	free(w->scratch);
 	free(w->x);
 	free(w->z);
 	free(w->low);
@@ -938,8 +995,11 @@ void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
 	*exact = last_exact;
 }
 
-/* The pruned mapping; counts[3] += pairs, full scores, exact rechecks. */
-static int prune_map_counted(const struct ikmap *map, struct feature_node *const *rows,
+/*
+ * The pruned mapping; counts[3] += pairs, full scores, exact rechecks.
+ * 0, -1 (out of memory) or -2 (a non-finite dense value).
+ */
+static int prune_map_counted(const struct ikmap *map, const struct input *in,
 	size_t count, void *cells, int threads, uint64_t counts[3])
 {
 	int parts_per = TILE_COLS / map->psi;
@@ -956,15 +1016,16 @@ static int prune_map_counted(const struct ikmap *map, struct feature_node *const
 #pragma omp parallel num_threads(threads) reduction(|:failed) reduction(+:pairs, full, exact)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, cols);
+		failed = workspace_init(&w, map, cols, in->rows == NULL) ? 1 : 0;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
 				continue;
 			size_t first = tile * TILE_ROWS;
 			int nrows = count - first < TILE_ROWS ? (int)(count - first) : TILE_ROWS;
-			if (map_tile(map, &kn, rows, first, nrows, cells, parts_per, &w) != 0)
-				failed = 1;
+			int status = map_tile(map, &kn, in, first, nrows, cells, parts_per, &w);
+			if (status)
+				failed |= status == -2 ? 2 : 1;
 		}
 		pairs += w.pairs;
 		full += w.full_scores;
@@ -975,18 +1036,33 @@ static int prune_map_counted(const struct ikmap *map, struct feature_node *const
 	counts[0] += pairs;
 	counts[1] += full;
 	counts[2] += exact;
-	return failed ? -1 : 0;
+	/* bit 1: out of memory somewhere, which wins over a bad value */
+	return failed & 1 ? -1 : failed ? -2 : 0;
+}
+
+static int prune_map_input(const struct ikmap *map, const struct input *in, size_t count,
+	void *cells, int threads)
+{
+	uint64_t counts[3] = {0, 0, 0};
+	int status = prune_map_counted(map, in, count, cells, threads, counts);
+	last_pairs = counts[0];
+	last_full = counts[1];
+	last_exact = counts[2];
+	return status;
 }
 
 int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
 	size_t count, void *cells, int threads)
 {
-	uint64_t counts[3] = {0, 0, 0};
-	int status = prune_map_counted(map, rows, count, cells, threads, counts);
-	last_pairs = counts[0];
-	last_full = counts[1];
-	last_exact = counts[2];
-	return status;
+	struct input in = { rows, NULL };
+	return prune_map_input(map, &in, count, cells, threads);
+}
+
+int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
+	size_t count, void *cells, int threads)
+{
+	struct input in = { NULL, x };
+	return prune_map_input(map, &in, count, cells, threads);
 }
 
 /*
@@ -1026,7 +1102,8 @@ static double pruning_ratio(const struct ikmap *map)
 			(at++)->index = -1;
 		}
 		uint64_t counts[3] = {0, 0, 0};
-		if (prune_map_counted(map, rows, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
+		struct input in = { rows, NULL };
+		if (prune_map_counted(map, &in, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
 			double f = counts[0] ? (double)counts[1] / (double)counts[0] : 1;
 			double d2 = (double)map->dim + 2;
 			double plain = d2 + SCAN_COST;
