@@ -91,6 +91,8 @@
 /* Samples the principal directions are estimated from, and subspace iterations. */
 #define PCA_SAMPLES 1024
 #define PCA_ITERATIONS 4
+/* Samples whose rows are formed together before the transposed write. */
+#define PCA_BLOCK 16
 /* eta above this: no pruning (never seen; Gram-Schmidt twice gives ~1e-15). */
 #define ETA_LIMIT 0x1p-30
 /* Rows per tile and lower-bound columns per GEMM (whole partitionings). */
@@ -421,17 +423,19 @@ static void orthonormalise(double *q, int p, int d, int passes, uint64_t *state)
 		}
 }
 
-/* eta >= ||P P^T - I||_2: the Frobenius norm of the computed difference plus its rounding. */
+/*
+ * eta >= ||P P^T - I||_2: the Frobenius norm of the computed difference
+ * plus its rounding (gamma_d bounds a dot product's error in any order of
+ * summation, so dot_double's partial sums are covered). P P^T is
+ * symmetric: each pair i < j is computed once and counted twice (exact).
+ */
 static double orthonormality_gap(const double *q, int p, int d)
 {
 	double sum = 0;
 	for (int i = 0; i < p; i++)
-		for (int j = 0; j < p; j++) {
-			double dot = 0;
-			for (int e = 0; e < d; e++)
-				dot += q[(size_t)i * d + e] * q[(size_t)j * d + e];
-			double off = dot - (i == j);
-			sum += off * off;
+		for (int j = i; j < p; j++) {
+			double off = dot_double(q + (size_t)i * d, q + (size_t)j * d, d) - (i == j);
+			sum += (i == j ? 1 : 2) * off * off;
 		}
 	double eta = sqrt(sum);
 	return (eta + p * gamma_n(d, 0x1p-53) * (1 + eta)) * (1 + 0x1p-20);
@@ -451,18 +455,28 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 	float *cov = malloc((size_t)d * (size_t)d * sizeof(float));
 	float *qf = malloc((size_t)p * (size_t)d * sizeof(float));
 	float *yt = malloc((size_t)p * (size_t)d * sizeof(float));
+	/* PCA_BLOCK samples' rows at a time, then written to xt a cache line
+	 * per feature: one sample at a time wrote xt with a stride of s
+	 * floats, a cache and TLB miss per value */
+	float *blk = malloc((size_t)PCA_BLOCK * (size_t)d * sizeof(float));
 	int status = -1;
-	if (!xt || !cov || !qf || !yt)
+	if (!xt || !cov || !qf || !yt || !blk)
 		goto done;
-	for (int c = 0; c < s; c++) {
-		int sample = (int)((int64_t)c * map->nsamples / s);
-		int64_t e = map->sample_start[sample], end = map->sample_start[sample + 1];
-		for (int j = 1; j <= d; j++) {
-			double v = -map->mean[j];
-			if (e < end && map->sample_index[e] == j)
-				v += map->sample_scaled[e++];
-			xt[(size_t)(j - 1) * s + c] = (float)v;
+	for (int c0 = 0; c0 < s; c0 += PCA_BLOCK) {
+		int nb = s - c0 < PCA_BLOCK ? s - c0 : PCA_BLOCK;
+		for (int b = 0; b < nb; b++) {
+			int sample = (int)((int64_t)(c0 + b) * map->nsamples / s);
+			int64_t e = map->sample_start[sample], end = map->sample_start[sample + 1];
+			for (int j = 1; j <= d; j++) {
+				double v = -map->mean[j];
+				if (e < end && map->sample_index[e] == j)
+					v += map->sample_scaled[e++];
+				blk[(size_t)b * d + (size_t)(j - 1)] = (float)v;
+			}
 		}
+		for (int j = 0; j < d; j++)
+			for (int b = 0; b < nb; b++)
+				xt[(size_t)j * s + (size_t)(c0 + b)] = blk[(size_t)b * d + (size_t)j];
 	}
 	/* cov[a][b] = sum_c xt[a][c] xt[b][c] */
 	if (sgemm_nt_threads(d, d, s, xt, s, xt, s, cov, d, 0))
@@ -487,6 +501,7 @@ done:
 	free(cov);
 	free(qf);
 	free(yt);
+	free(blk);
 	return status;
 }
 
