@@ -61,11 +61,6 @@ struct workspace {
 	size_t scratch_row;
 };
 
-/* The rows being mapped: sparse rows, or a dense matrix (ikmap_dense_in) when rows is NULL. */
-struct input {
-	struct feature_node *const *rows;
-	const struct ikmap_dense_in *dense;
-};
 
 static struct tiling choose_tiling(const struct ikmap *map)
 {
@@ -251,20 +246,15 @@ static window_fn pick_window(void)
 }
 
 /* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
-static const struct feature_node *row_nodes(const struct ikmap *map, const struct input *in,
-	size_t row, struct workspace *w)
+static const struct feature_node *row_nodes(const struct ikmap *map,
+	const struct ikmap_rows_in *in, size_t row, struct workspace *w)
 {
-	if (in->rows)
-		return in->rows[row];
-	if (w->scratch_row != row) {
-		ikmap_dense_row_nodes(in->dense, row, map->dim, w->scratch);
-		w->scratch_row = row;
-	}
-	return w->scratch;
+	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
-static int segment_cell(const struct ikmap *map, window_fn window, const struct input *in,
-	size_t row, int k, const float *s, double tol, struct workspace *w)
+static int segment_cell(const struct ikmap *map, window_fn window,
+	const struct ikmap_rows_in *in, size_t row, int k, const float *s, double tol,
+	struct workspace *w)
 {
 	int psi = map->psi, at;
 	float thr;
@@ -348,8 +338,9 @@ double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols,
 }
 
 /* 0, -1 when the GEMM ran out of memory, or -2 when a dense row holds a non-finite value. */
-static int map_tile(const struct ikmap *map, window_fn window, const struct input *in,
-	size_t first, int nrows, void *cells, const struct tiling *tl, struct workspace *w)
+static int map_tile(const struct ikmap *map, window_fn window,
+	const struct ikmap_rows_in *in, size_t first, int nrows, void *cells, const struct tiling *tl,
+	struct workspace *w)
 {
 	struct ikmap_bound bound = ikmap_float_bound(map->dim);
 	int ld = map->dense_ld, psi = map->psi, t = map->t;
@@ -421,8 +412,8 @@ static void workspace_free(struct workspace *w)
 }
 
 /* 0, -1 (out of memory) or -2 (a non-finite dense value). */
-static int dense_map(const struct ikmap *map, const struct input *in, size_t count, void *cells,
-	int threads)
+static int dense_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads)
 {
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
@@ -455,7 +446,7 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 {
 	if (map->prune)
 		return ikmap_anne_prune_map(map, rows, count, cells, threads);
-	struct input in = { rows, NULL };
+	struct ikmap_rows_in in = { rows, NULL };
 	return dense_map(map, &in, count, cells, threads);
 }
 
@@ -464,6 +455,6 @@ int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dens
 {
 	if (map->prune)
 		return ikmap_anne_prune_map_matrix(map, x, count, cells, threads);
-	struct input in = { NULL, x };
+	struct ikmap_rows_in in = { NULL, x };
 	return dense_map(map, &in, count, cells, threads);
 }

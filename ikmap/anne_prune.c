@@ -743,11 +743,6 @@ int ikmap_anne_pruned(const struct ikmap *map)
 
 /* ---- mapping ---- */
 
-/* The rows being mapped: sparse rows, or a dense matrix when rows is NULL. */
-struct input {
-	struct feature_node *const *rows;
-	const struct ikmap_dense_in *dense;
-};
 
 struct workspace {
 	/* dense input only: row scratch_row's sparse form, for the exact recheck */
@@ -818,16 +813,10 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 }
 
 /* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
-static const struct feature_node *row_nodes(const struct ikmap *map, const struct input *in,
-	size_t row, struct workspace *w)
+static const struct feature_node *row_nodes(const struct ikmap *map,
+	const struct ikmap_rows_in *in, size_t row, struct workspace *w)
 {
-	if (in->rows)
-		return in->rows[row];
-	if (w->scratch_row != row) {
-		ikmap_dense_row_nodes(in->dense, row, map->dim, w->scratch);
-		w->scratch_row = row;
-	}
-	return w->scratch;
+	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
 /*
@@ -835,8 +824,8 @@ static const struct feature_node *row_nodes(const struct ikmap *map, const struc
  * low[0..psi) and best, the first of their lowest (kn->first_min).
  */
 static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
-	const struct kernels *kn, const struct input *in, size_t row, int k, const float *low,
-	int best, const float *xrow, double a, double az, struct workspace *w)
+	const struct kernels *kn, const struct ikmap_rows_in *in, size_t row, int k,
+	const float *low, int best, const float *xrow, double a, double az, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
 	const int *sample = map->centre + (size_t)k * psi;
@@ -908,7 +897,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
  * The scaled nonzeros of input row `row` (features 1..dim, ascending), as
  * row_z wants them: those of the row's sparse form, whichever the input.
  */
-static int row_nonzeros(const struct ikmap *map, const struct input *in, size_t row,
+static int row_nonzeros(const struct ikmap *map, const struct ikmap_rows_in *in, size_t row,
 	int *feature, double *value)
 {
 	int nnz = 0, dim = map->dim;
@@ -932,8 +921,9 @@ static int row_nonzeros(const struct ikmap *map, const struct input *in, size_t 
 }
 
 /* 0, -1 when out of memory, or -2 when a dense row holds a non-finite value. */
-static int map_tile(const struct ikmap *map, const struct kernels *kn, const struct input *in,
-	size_t first, int nrows, void *cells, int parts_per, struct workspace *w)
+static int map_tile(const struct ikmap *map, const struct kernels *kn,
+	const struct ikmap_rows_in *in, size_t first, int nrows, void *cells, int parts_per,
+	struct workspace *w)
 {
 	const struct ikmap_prune *pr = map->prune;
 	int ld = map->dense_ld, zl = pr->ld, psi = map->psi, t = map->t;
@@ -1056,7 +1046,7 @@ void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
  * The pruned mapping; counts[3] += pairs, full scores, exact rechecks.
  * 0, -1 (out of memory) or -2 (a non-finite dense value).
  */
-static int prune_map_counted(const struct ikmap *map, const struct input *in,
+static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in *in,
 	size_t count, void *cells, int threads, uint64_t counts[3])
 {
 	int parts_per = TILE_COLS / map->psi;
@@ -1097,8 +1087,8 @@ static int prune_map_counted(const struct ikmap *map, const struct input *in,
 	return failed & 1 ? -1 : failed ? -2 : 0;
 }
 
-static int prune_map_input(const struct ikmap *map, const struct input *in, size_t count,
-	void *cells, int threads)
+static int prune_map_input(const struct ikmap *map, const struct ikmap_rows_in *in,
+	size_t count, void *cells, int threads)
 {
 	uint64_t counts[3] = {0, 0, 0};
 	int status = prune_map_counted(map, in, count, cells, threads, counts);
@@ -1111,14 +1101,14 @@ static int prune_map_input(const struct ikmap *map, const struct input *in, size
 int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
 	size_t count, void *cells, int threads)
 {
-	struct input in = { rows, NULL };
+	struct ikmap_rows_in in = { rows, NULL };
 	return prune_map_input(map, &in, count, cells, threads);
 }
 
 int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
 	size_t count, void *cells, int threads)
 {
-	struct input in = { NULL, x };
+	struct ikmap_rows_in in = { NULL, x };
 	return prune_map_input(map, &in, count, cells, threads);
 }
 
@@ -1159,7 +1149,7 @@ static double pruning_ratio(const struct ikmap *map)
 			(at++)->index = -1;
 		}
 		uint64_t counts[3] = {0, 0, 0};
-		struct input in = { rows, NULL };
+		struct ikmap_rows_in in = { rows, NULL };
 		if (prune_map_counted(map, &in, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
 			double f = counts[0] ? (double)counts[1] / (double)counts[0] : 1;
 			double d2 = (double)map->dim + 2;

@@ -396,6 +396,24 @@ struct ikmap_rows_in {
 };
 
 /*
+ * Row `row` of in as feature_node nodes: a sparse row itself, or a dense
+ * row's sparse form made in scratch (dim + 1 nodes) unless *scratch_row
+ * says it is there already (the aNNE dense paths' exact rechecks, rare
+ * enough that remaking it on a change of row costs little).
+ */
+static inline const struct feature_node *ikmap_rows_in_nodes(const struct ikmap_rows_in *in,
+	size_t row, int dim, struct feature_node *scratch, size_t *scratch_row)
+{
+	if (in->rows)
+		return in->rows[row];
+	if (*scratch_row != row) {
+		ikmap_dense_row_nodes(in->dense, row, dim, scratch);
+		*scratch_row = row;
+	}
+	return scratch;
+}
+
+/*
  * Checks count rows for the kernels' rules (ikmap.h): a non-finite value
  * (sparse: features 1..dim; dense: any column) or, min-max without scale
  * 2, a negative one (features 1..dim). 0, or -2 with err naming the first
