@@ -228,6 +228,7 @@ def main():
 					tool=a.baseline_tool), True)
 	res["load_end"] = C.load_average()
 	res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+	res["command"] = " ".join(["bench/ik_vs_ikpykit.py"] + sys.argv[1:])
 	OUT_JSON.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
 	report(res, [int(v) for v in a.psi.split(",")], a)
 
@@ -243,6 +244,8 @@ def report(res, psis, a):
 	L = ["# Our aNNE map against ikpykit's IsoKernel(method=\"anne\"): fit_transform, dense 784-d data", ""]
 	L.append("Made by `make bench-ikpykit` (`bench/ik_vs_ikpykit.py`), %s." % res.get("date", "?"))
 	L.append("")
+	if "command" in res:
+		L.append("- Command: `%s`." % res["command"])
 	L.append("- Machine: %s. 1-minute load average %.2f at start, %.2f at the end: other engineers' "
 		"jobs share the two cores, so the timings are noisy (ours: best of %d; ikpykit: best of %d "
 		"for psi <= 256, one run above; %s)." % (res["machine"], res["load_start"], res["load_end"],
