@@ -170,12 +170,17 @@ def main():
 	ap.add_argument("--baseline-pythonpath", default="")
 	ap.add_argument("--baseline-libdir", default="")
 	ap.add_argument("--fresh", action="store_true")
+	ap.add_argument("--report-only", action="store_true",
+		help="write the table from the .json without measuring")
 	ap.add_argument("--tag", default="")
 	a = ap.parse_args()
 	global OUT_MD, OUT_JSON
 	if a.tag:
 		OUT_MD = OUT_MD.with_name("ik-vs-ikpykit-%s.md" % a.tag)
 		OUT_JSON = OUT_JSON.with_name("ik-vs-ikpykit-%s.json" % a.tag)
+	if a.report_only:
+		report(json.loads(OUT_JSON.read_text()), [int(v) for v in a.psi.split(",")], a)
+		return 0
 	subprocess.run(["make", "-C", str(C.REPO), "bench/ik_mapping"], check=True, capture_output=True)
 	res = {} if a.fresh or not OUT_JSON.exists() else json.loads(OUT_JSON.read_text())
 	# A forced OpenBLAS core (e.g. OPENBLAS_CORETYPE=Haswell on an AVX-512
@@ -228,7 +233,8 @@ def main():
 					tool=a.baseline_tool), True)
 	res["load_end"] = C.load_average()
 	res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-	res["command"] = " ".join(["bench/ik_vs_ikpykit.py"] + sys.argv[1:])
+	res.setdefault("commands", [])
+	res["commands"].append(" ".join(["bench/ik_vs_ikpykit.py"] + sys.argv[1:]))
 	OUT_JSON.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
 	report(res, [int(v) for v in a.psi.split(",")], a)
 
@@ -239,17 +245,20 @@ def fmt(x):
 
 def report(res, psis, a):
 	rows, t = res["rows"], res["t"]
+	# rounds measured so far, over every run that added to the .json
+	rounds = max([v.get("rounds", 1) for k, v in res.items()
+		if isinstance(v, dict) and k.endswith("/ours-python")] or [a.rounds])
 	first = res.get("%d/%d/%d/ikpykit" % (rows, t, psis[0]), {})
 	ours0 = res.get("%d/%d/%d/ours" % (rows, t, psis[0]), {})
 	L = ["# Our aNNE map against ikpykit's IsoKernel(method=\"anne\"): fit_transform, dense 784-d data", ""]
 	L.append("Made by `make bench-ikpykit` (`bench/ik_vs_ikpykit.py`), %s." % res.get("date", "?"))
 	L.append("")
-	if "command" in res:
-		L.append("- Command: `%s`." % res["command"])
+	for command in res.get("commands", []):
+		L.append("- Command: `%s`." % command)
 	L.append("- Machine: %s. 1-minute load average %.2f at start, %.2f at the end: other engineers' "
 		"jobs share the two cores, so the timings are noisy (ours: best of %d; ikpykit: best of %d "
 		"for psi <= 256, one run above; %s)." % (res["machine"], res["load_start"], res["load_end"],
-			a.reps, a.reps, "each the best of %d interleaved rounds" % a.rounds if a.rounds > 1
+			a.reps, a.reps, "each the best of %d interleaved rounds" % rounds if rounds > 1
 			else "one round"))
 	L.append("- Data: `bench/make_images.py` (MNIST-like, 784 pixels in [0, 1], about half zeros, "
 		"300 prototypes plus noise, seed 1), its first %d rows%s. t = %d, %d threads on both sides." % (
