@@ -38,6 +38,8 @@
 #define TILE_X_BYTES ((size_t)16 << 20)
 /* Rows with a larger centred norm (or a NaN) skip the float path. */
 #define ROW_NORM_LIMIT 0x1p60
+/* Independent partial sums when a dense row is packed (ikmap_anne_pack_dense). */
+#define PACK_LANES 4
 
 struct tiling {
 	int rows;		/* rows per tile */
@@ -59,11 +61,6 @@ struct workspace {
 	size_t scratch_row;
 };
 
-/* The rows being mapped: sparse rows, or a dense matrix (ikmap_dense_in) when rows is NULL. */
-struct input {
-	struct feature_node *const *rows;
-	const struct ikmap_dense_in *dense;
-};
 
 static struct tiling choose_tiling(const struct ikmap *map)
 {
@@ -249,20 +246,15 @@ static window_fn pick_window(void)
 }
 
 /* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
-static const struct feature_node *row_nodes(const struct ikmap *map, const struct input *in,
-	size_t row, struct workspace *w)
+static const struct feature_node *row_nodes(const struct ikmap *map,
+	const struct ikmap_rows_in *in, size_t row, struct workspace *w)
 {
-	if (in->rows)
-		return in->rows[row];
-	if (w->scratch_row != row) {
-		ikmap_dense_row_nodes(in->dense, row, map->dim, w->scratch);
-		w->scratch_row = row;
-	}
-	return w->scratch;
+	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
-static int segment_cell(const struct ikmap *map, window_fn window, const struct input *in,
-	size_t row, int k, const float *s, double tol, struct workspace *w)
+static int segment_cell(const struct ikmap *map, window_fn window,
+	const struct ikmap_rows_in *in, size_t row, int k, const float *s, double tol,
+	struct workspace *w)
 {
 	int psi = map->psi, at;
 	float thr;
@@ -293,46 +285,62 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-/*
- * pack_row of dense row x (cols values): the same value for every
- * feature, computed by the same expression (a zero is an absent feature,
- * -mean[j]), so the packed floats, and with them the cells, are those of
- * the row's sparse form. Columns above dim are ignored as sparse features
- * above dim are, but still checked: *bad is set when any value of the row
- * is not finite (the caller refuses such input).
- */
-static double pack_dense_row(const struct ikmap *map, const double *x, int cols, float *out,
-	int *bad)
+/* See ikmap_impl.h (the pruned path, anne_prune.c, packs its dense rows here too). */
+double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols, float *out,
+	int *bad, double *sq_out)
 {
 	const double *mean = map->mean;
 	int dim = map->dim, last = cols < dim ? cols : dim;
-	double sq = 0, probe = 0;
-	for (int j = 1; j <= last; j++) {
+	/*
+	 * PACK_LANES independent partial sums of ||x' - mean||^2 and of the
+	 * NaN probe: one chain of dependent additions cost about a third of
+	 * the plain map's time outside its GEMM at psi 16 (784-d). The order
+	 * of the sum does not matter to the cells: anne_exact.c's bounds
+	 * hold for a squared norm summed in any order.
+	 */
+	double sqs[PACK_LANES] = {0}, probes[PACK_LANES] = {0};
+	int j = 1;
+	for (; j + PACK_LANES - 1 <= last; j += PACK_LANES)
+		for (int l = 0; l < PACK_LANES; l++) {
+			double xv = x[j + l - 1];
+			/* a zero is an absent feature: -mean, as the sparse form gives */
+			double v = xv != 0 ? ikmap_apply(map, j + l, xv) - mean[j + l] : -mean[j + l];
+			sqs[l] += v * v;
+			out[j + l - 1] = (float)v;
+			probes[l] += xv * 0.0;	/* NaN once any value is infinite or NaN */
+		}
+	for (; j <= last; j++) {
 		double xv = x[j - 1];
-		double v = -mean[j];
-		if (xv != 0)
-			v = ikmap_apply(map, j, xv) - mean[j];
-		sq += v * v;
+		double v = xv != 0 ? ikmap_apply(map, j, xv) - mean[j] : -mean[j];
+		sqs[0] += v * v;
 		out[j - 1] = (float)v;
-		probe += xv * 0.0;	/* NaN once any value is infinite or NaN */
+		probes[0] += xv * 0.0;
 	}
-	for (int j = last + 1; j <= dim; j++) {
+	for (j = last + 1; j <= dim; j++) {
 		double v = -mean[j];
-		sq += v * v;
+		sqs[0] += v * v;
 		out[j - 1] = (float)v;
 	}
-	for (int j = last; j < cols; j++)
-		probe += x[j] * 0.0;
+	for (j = last; j < cols; j++)
+		probes[0] += x[j] * 0.0;
+	double sq = 0, probe = 0;
+	for (int l = 0; l < PACK_LANES; l++) {
+		sq += sqs[l];
+		probe += probes[l];
+	}
 	*bad = probe != 0;	/* NaN compares unequal to 0 */
 	out[dim] = 1;
 	out[dim + 1] = (float)sq;
+	if (sq_out)
+		*sq_out = sq;
 	double norm = sqrt(sq);
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
 /* 0, -1 when the GEMM ran out of memory, or -2 when a dense row holds a non-finite value. */
-static int map_tile(const struct ikmap *map, window_fn window, const struct input *in,
-	size_t first, int nrows, void *cells, const struct tiling *tl, struct workspace *w)
+static int map_tile(const struct ikmap *map, window_fn window,
+	const struct ikmap_rows_in *in, size_t first, int nrows, void *cells, const struct tiling *tl,
+	struct workspace *w)
 {
 	struct ikmap_bound bound = ikmap_float_bound(map->dim);
 	int ld = map->dense_ld, psi = map->psi, t = map->t;
@@ -344,8 +352,8 @@ static int map_tile(const struct ikmap *map, window_fn window, const struct inpu
 		} else {
 			const struct ikmap_dense_in *d = in->dense;
 			int row_bad;
-			w->norm[r] = pack_dense_row(map, d->x + (first + (size_t)r) * d->ld, d->cols,
-				out, &row_bad);
+			w->norm[r] = ikmap_anne_pack_dense(map, d->x + (first + (size_t)r) * d->ld,
+				d->cols, out, &row_bad, NULL);
 			bad |= row_bad;
 		}
 	}
@@ -404,8 +412,8 @@ static void workspace_free(struct workspace *w)
 }
 
 /* 0, -1 (out of memory) or -2 (a non-finite dense value). */
-static int dense_map(const struct ikmap *map, const struct input *in, size_t count, void *cells,
-	int threads)
+static int dense_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads)
 {
 	struct tiling tl = choose_tiling(map);
 	size_t ntiles = (count + (size_t)tl.rows - 1) / (size_t)tl.rows;
@@ -438,13 +446,15 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 {
 	if (map->prune)
 		return ikmap_anne_prune_map(map, rows, count, cells, threads);
-	struct input in = { rows, NULL };
+	struct ikmap_rows_in in = { rows, NULL };
 	return dense_map(map, &in, count, cells, threads);
 }
 
 int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
 	size_t count, void *cells, int threads)
 {
-	struct input in = { NULL, x };
+	if (map->prune)
+		return ikmap_anne_prune_map_matrix(map, x, count, cells, threads);
+	struct ikmap_rows_in in = { NULL, x };
 	return dense_map(map, &in, count, cells, threads);
 }

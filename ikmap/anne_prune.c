@@ -91,6 +91,8 @@
 /* Samples the principal directions are estimated from, and subspace iterations. */
 #define PCA_SAMPLES 1024
 #define PCA_ITERATIONS 4
+/* Samples whose rows are formed together before the transposed write. */
+#define PCA_BLOCK 16
 /* eta above this: no pruning (never seen; Gram-Schmidt twice gives ~1e-15). */
 #define ETA_LIMIT 0x1p-30
 /* Rows per tile and lower-bound columns per GEMM (whole partitionings). */
@@ -106,6 +108,8 @@
 #define GATHER_BLOCK 32
 /* Survivors are scored in order of their bounds when there are at most this many. */
 #define SORT_MAX 64
+/* Survivors whose rows are fetched ahead of their dot products (prefetch_row). */
+#define PREFETCH_ROWS 8
 
 struct ikmap_prune {
 	int p;			/* PRUNE_DIRS */
@@ -419,17 +423,19 @@ static void orthonormalise(double *q, int p, int d, int passes, uint64_t *state)
 		}
 }
 
-/* eta >= ||P P^T - I||_2: the Frobenius norm of the computed difference plus its rounding. */
+/*
+ * eta >= ||P P^T - I||_2: the Frobenius norm of the computed difference
+ * plus its rounding (gamma_d bounds a dot product's error in any order of
+ * summation, so dot_double's partial sums are covered). P P^T is
+ * symmetric: each pair i < j is computed once and counted twice (exact).
+ */
 static double orthonormality_gap(const double *q, int p, int d)
 {
 	double sum = 0;
 	for (int i = 0; i < p; i++)
-		for (int j = 0; j < p; j++) {
-			double dot = 0;
-			for (int e = 0; e < d; e++)
-				dot += q[(size_t)i * d + e] * q[(size_t)j * d + e];
-			double off = dot - (i == j);
-			sum += off * off;
+		for (int j = i; j < p; j++) {
+			double off = dot_double(q + (size_t)i * d, q + (size_t)j * d, d) - (i == j);
+			sum += (i == j ? 1 : 2) * off * off;
 		}
 	double eta = sqrt(sum);
 	return (eta + p * gamma_n(d, 0x1p-53) * (1 + eta)) * (1 + 0x1p-20);
@@ -449,18 +455,28 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 	float *cov = malloc((size_t)d * (size_t)d * sizeof(float));
 	float *qf = malloc((size_t)p * (size_t)d * sizeof(float));
 	float *yt = malloc((size_t)p * (size_t)d * sizeof(float));
+	/* PCA_BLOCK samples' rows at a time, then written to xt a cache line
+	 * per feature: one sample at a time wrote xt with a stride of s
+	 * floats, a cache and TLB miss per value */
+	float *blk = malloc((size_t)PCA_BLOCK * (size_t)d * sizeof(float));
 	int status = -1;
-	if (!xt || !cov || !qf || !yt)
+	if (!xt || !cov || !qf || !yt || !blk)
 		goto done;
-	for (int c = 0; c < s; c++) {
-		int sample = (int)((int64_t)c * map->nsamples / s);
-		int64_t e = map->sample_start[sample], end = map->sample_start[sample + 1];
-		for (int j = 1; j <= d; j++) {
-			double v = -map->mean[j];
-			if (e < end && map->sample_index[e] == j)
-				v += map->sample_scaled[e++];
-			xt[(size_t)(j - 1) * s + c] = (float)v;
+	for (int c0 = 0; c0 < s; c0 += PCA_BLOCK) {
+		int nb = s - c0 < PCA_BLOCK ? s - c0 : PCA_BLOCK;
+		for (int b = 0; b < nb; b++) {
+			int sample = (int)((int64_t)(c0 + b) * map->nsamples / s);
+			int64_t e = map->sample_start[sample], end = map->sample_start[sample + 1];
+			for (int j = 1; j <= d; j++) {
+				double v = -map->mean[j];
+				if (e < end && map->sample_index[e] == j)
+					v += map->sample_scaled[e++];
+				blk[(size_t)b * d + (size_t)(j - 1)] = (float)v;
+			}
 		}
+		for (int j = 0; j < d; j++)
+			for (int b = 0; b < nb; b++)
+				xt[(size_t)j * s + (size_t)(c0 + b)] = blk[(size_t)b * d + (size_t)j];
 	}
 	/* cov[a][b] = sum_c xt[a][c] xt[b][c] */
 	if (sgemm_nt_threads(d, d, s, xt, s, xt, s, cov, d, 0))
@@ -485,26 +501,20 @@ done:
 	free(cov);
 	free(qf);
 	free(yt);
+	free(blk);
 	return status;
 }
 
 /* ---- per row or centre: z = [P(v - m), r] ---- */
 
 /*
- * z of a row with centred squared norm sq (as the dense path computes it):
- * writes [z, 1, ||z||^2] in float at out; returns ||z|| (double).
+ * z of a row with centred squared norm sq (as the dense path computes it)
+ * and scaled nonzeros value[0..nnz) at features feature[0..nnz) (1..dim,
+ * ascending): writes [z, 1, ||z||^2] in float at out; returns ||z|| (double).
  */
-static double row_z(const struct ikmap_prune *pr, const struct kernels *kn, int dim,
-	const struct ikmap *map, const struct feature_node *f, double sq, int *feature,
-	double *value, float *out)
+static double row_z(const struct ikmap_prune *pr, const struct kernels *kn, double sq,
+	const int *feature, const double *value, int nnz, float *out)
 {
-	int nnz = 0;
-	for (; f->index != -1; f++) {
-		if (f->index < 1 || f->index > dim)
-			continue;
-		feature[nnz] = f->index;
-		value[nnz++] = ikmap_apply(map, f->index, f->value);
-	}
 	double y[PRUNE_DIRS];
 	kn->project(pr->pt, feature, value, nnz, y);
 	double yy = 0;
@@ -733,7 +743,11 @@ int ikmap_anne_pruned(const struct ikmap *map)
 
 /* ---- mapping ---- */
 
+
 struct workspace {
+	/* dense input only: row scratch_row's sparse form, for the exact recheck */
+	struct feature_node *scratch;
+	size_t scratch_row;
 	float *x;		/* [TILE_ROWS][dense_ld]: the dense path's packed rows */
 	float *z;		/* [TILE_ROWS][ld] */
 	float *low;		/* [TILE_ROWS][cols] lower-bound scores */
@@ -747,6 +761,25 @@ struct workspace {
 	/* counters for measurements (ikmap_prune_stats) */
 	uint64_t pairs, full_scores, exact;
 };
+
+/*
+ * Asks for a centre's dense row (ld floats) to be brought into cache
+ * before its dot product runs. Why: the rows of all t psi centres do not
+ * fit in L2, so each full score began with cache misses that the dot
+ * product's few dozen loads could not hide; fetching the next one while
+ * the current one is scored overlaps them. A hint only: it changes no
+ * value.
+ */
+static void prefetch_row(const float *row, int ld)
+{
+#if defined(__GNUC__)
+	for (int i = 0; i < ld; i += 16)	/* one 64-byte line per 16 floats */
+		__builtin_prefetch(row + i, 0, 3);
+#else
+	(void)row;
+	(void)ld;
+#endif
+}
 
 /* The smallest float >= v (v finite; an overflow to infinity stays). */
 static float float_at_least(double v)
@@ -779,10 +812,20 @@ static double pack_row(const struct ikmap *map, const struct feature_node *f, fl
 	return norm < ROW_NORM_LIMIT ? norm : -1;
 }
 
-/* The cell of row r (packed in w) in partitioning k, from its lower bounds low[0..psi). */
+/* Input row `row` as feature_node nodes (a dense row's are made in w->scratch). */
+static const struct feature_node *row_nodes(const struct ikmap *map,
+	const struct ikmap_rows_in *in, size_t row, struct workspace *w)
+{
+	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
+}
+
+/*
+ * The cell of row r (packed in w) in partitioning k, from its lower bounds
+ * low[0..psi) and best, the first of their lowest (kn->first_min).
+ */
 static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
-	const struct kernels *kn, const struct feature_node *row, int k, const float *low,
-	const float *xrow, double a, double az, struct workspace *w)
+	const struct kernels *kn, const struct ikmap_rows_in *in, size_t row, int k,
+	const float *low, int best, const float *xrow, double a, double az, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
 	const int *sample = map->centre + (size_t)k * psi;
@@ -799,13 +842,14 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
 	 */
 	double slack = e + e1 + margin;
-	int best = kn->first_min(low, psi);
 	float u = kn->dot(xrow, pr->rows + (size_t)sample[best] * ld, ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
 	int n = 1 + kn->gather(low, psi, thr, best, w->cand + 1);
 	w->pairs += (uint64_t)psi;
+	for (int c = 1; c < n && c <= PREFETCH_ROWS; c++)
+		prefetch_row(pr->rows + (size_t)sample[w->cand[c]] * ld, ld);
 	if (n > 1 && n <= SORT_MAX) {
 		/* insertion sort of the survivors by bound (few of them) */
 		for (int c = 2; c < n; c++) {
@@ -846,39 +890,96 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	memset(w->flags, 0, (size_t)psi);
 	for (int c = 0; c < n; c++)
 		w->flags[w->cand[c]] = w->score[c] <= win;
-	return ikmap_nearest_exact(map, row, k, w->flags);
+	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
+/*
+ * The scaled nonzeros of input row `row` (features 1..dim, ascending), as
+ * row_z wants them: those of the row's sparse form, whichever the input.
+ */
+static int row_nonzeros(const struct ikmap *map, const struct ikmap_rows_in *in, size_t row,
+	int *feature, double *value)
+{
+	int nnz = 0, dim = map->dim;
+	if (in->rows) {
+		for (const struct feature_node *f = in->rows[row]; f->index != -1; f++) {
+			if (f->index < 1 || f->index > dim)
+				continue;
+			feature[nnz] = f->index;
+			value[nnz++] = ikmap_apply(map, f->index, f->value);
+		}
+		return nnz;
+	}
+	const double *x = in->dense->x + row * in->dense->ld;
+	int last = in->dense->cols < dim ? in->dense->cols : dim;
+	for (int j = 1; j <= last; j++)
+		if (x[j - 1] != 0) {
+			feature[nnz] = j;
+			value[nnz++] = ikmap_apply(map, j, x[j - 1]);
+		}
+	return nnz;
+}
+
+/* 0, -1 when out of memory, or -2 when a dense row holds a non-finite value. */
 static int map_tile(const struct ikmap *map, const struct kernels *kn,
-	struct feature_node *const *rows, size_t first, int nrows, void *cells, int parts_per,
+	const struct ikmap_rows_in *in, size_t first, int nrows, void *cells, int parts_per,
 	struct workspace *w)
 {
 	const struct ikmap_prune *pr = map->prune;
 	int ld = map->dense_ld, zl = pr->ld, psi = map->psi, t = map->t;
+	int bad = 0;
 	for (int r = 0; r < nrows; r++) {
 		double sq;
-		w->norm[r] = pack_row(map, rows[first + r], w->x + (size_t)r * ld, &sq);
-		w->znorm[r] = w->norm[r] < 0 ? 0 : row_z(pr, kn, map->dim, map, rows[first + r], sq,
-			w->feature, w->value, w->z + (size_t)r * zl);
+		size_t row = first + (size_t)r;
+		if (in->rows) {
+			w->norm[r] = pack_row(map, in->rows[row], w->x + (size_t)r * ld, &sq);
+		} else {
+			int row_bad;
+			w->norm[r] = ikmap_anne_pack_dense(map, in->dense->x + row * in->dense->ld,
+				in->dense->cols, w->x + (size_t)r * ld, &row_bad, &sq);
+			bad |= row_bad;
+		}
+		int nnz = w->norm[r] < 0 ? 0 : row_nonzeros(map, in, row, w->feature, w->value);
+		w->znorm[r] = w->norm[r] < 0 ? 0 : row_z(pr, kn, sq, w->feature, w->value, nnz,
+			w->z + (size_t)r * zl);
 		if (!(w->znorm[r] < ROW_NORM_LIMIT))
 			w->norm[r] = -1;
 		if (w->norm[r] < 0)	/* a harmless row for the GEMM; its cells come below */
 			memset(w->z + (size_t)r * zl, 0, (size_t)zl * sizeof(float));
 	}
+	if (bad)
+		return -2;
 	for (int k0 = 0; k0 < t; k0 += parts_per) {
 		int parts = t - k0 < parts_per ? t - k0 : parts_per;
 		int cols = parts * psi;
 		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
-		/* row-major: the row stays in L1 while the block's centres come from L2 */
+		/*
+		 * Row-major: the row stays in L1 while the block's centres come
+		 * from L2 or L3. Each partitioning's lowest bound is found one
+		 * step ahead and its centre's row fetched early (prefetch_row).
+		 */
+		int next = -1, next_best = 0;
 		for (int r = 0; r < nrows; r++)
 			for (int p = 0; p < parts; p++) {
 				if (w->norm[r] < 0)
 					continue;
 				size_t row = first + (size_t)r;
-				int cell = prune_cell(map, pr, kn, rows[row], k0 + p,
-					w->low + (size_t)r * cols + (size_t)p * psi,
+				const float *low = w->low + (size_t)r * cols + (size_t)p * psi;
+				int best = next == r * parts + p ? next_best : kn->first_min(low, psi);
+				/* the next partitioning of this row, or of the next mapped row */
+				int nr = p + 1 < parts ? r : r + 1, np = p + 1 < parts ? p + 1 : 0;
+				while (nr < nrows && w->norm[nr] < 0)
+					nr++;
+				if (nr < nrows) {
+					next = nr * parts + np;
+					next_best = kn->first_min(w->low + (size_t)nr * cols
+						+ (size_t)np * psi, psi);
+					prefetch_row(pr->rows + (size_t)map->centre[(size_t)(k0 + np)
+						* psi + (size_t)next_best] * ld, ld);
+				}
+				int cell = prune_cell(map, pr, kn, in, row, k0 + p, low, best,
 					w->x + (size_t)r * ld, w->norm[r], w->znorm[r], w);
 				ikmap_put_cell(map, cells, row * t + (size_t)(k0 + p), (uint32_t)cell);
 			}
@@ -889,14 +990,16 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		size_t row = first + (size_t)r;
 		for (int k = 0; k < t; k++)
 			ikmap_put_cell(map, cells, row * t + (size_t)k,
-				(uint32_t)ikmap_nearest_exact(map, rows[row], k, NULL));
+				(uint32_t)ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, NULL));
 	}
 	return 0;
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, int cols)
+static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int dense)
 {
 	memset(w, 0, sizeof *w);
+	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
+	w->scratch_row = SIZE_MAX;
 	w->x = malloc((size_t)TILE_ROWS * (size_t)map->dense_ld * sizeof(float));
 	w->z = malloc((size_t)TILE_ROWS * (size_t)map->prune->ld * sizeof(float));
 	w->low = malloc((size_t)TILE_ROWS * (size_t)cols * sizeof(float));
@@ -911,11 +1014,12 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
 	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
-		&& w->score && w->flags ? 0 : -1;
+		&& w->score && w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
 {
+	free(w->scratch);
 	free(w->x);
 	free(w->z);
 	free(w->low);
@@ -938,8 +1042,11 @@ void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
 	*exact = last_exact;
 }
 
-/* The pruned mapping; counts[3] += pairs, full scores, exact rechecks. */
-static int prune_map_counted(const struct ikmap *map, struct feature_node *const *rows,
+/*
+ * The pruned mapping; counts[3] += pairs, full scores, exact rechecks.
+ * 0, -1 (out of memory) or -2 (a non-finite dense value).
+ */
+static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in *in,
 	size_t count, void *cells, int threads, uint64_t counts[3])
 {
 	int parts_per = TILE_COLS / map->psi;
@@ -956,15 +1063,16 @@ static int prune_map_counted(const struct ikmap *map, struct feature_node *const
 #pragma omp parallel num_threads(threads) reduction(|:failed) reduction(+:pairs, full, exact)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, cols);
+		failed = workspace_init(&w, map, cols, in->rows == NULL) ? 1 : 0;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
 				continue;
 			size_t first = tile * TILE_ROWS;
 			int nrows = count - first < TILE_ROWS ? (int)(count - first) : TILE_ROWS;
-			if (map_tile(map, &kn, rows, first, nrows, cells, parts_per, &w) != 0)
-				failed = 1;
+			int status = map_tile(map, &kn, in, first, nrows, cells, parts_per, &w);
+			if (status)
+				failed |= status == -2 ? 2 : 1;
 		}
 		pairs += w.pairs;
 		full += w.full_scores;
@@ -975,18 +1083,33 @@ static int prune_map_counted(const struct ikmap *map, struct feature_node *const
 	counts[0] += pairs;
 	counts[1] += full;
 	counts[2] += exact;
-	return failed ? -1 : 0;
+	/* bit 1: out of memory somewhere, which wins over a bad value */
+	return failed & 1 ? -1 : failed ? -2 : 0;
+}
+
+static int prune_map_input(const struct ikmap *map, const struct ikmap_rows_in *in,
+	size_t count, void *cells, int threads)
+{
+	uint64_t counts[3] = {0, 0, 0};
+	int status = prune_map_counted(map, in, count, cells, threads, counts);
+	last_pairs = counts[0];
+	last_full = counts[1];
+	last_exact = counts[2];
+	return status;
 }
 
 int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
 	size_t count, void *cells, int threads)
 {
-	uint64_t counts[3] = {0, 0, 0};
-	int status = prune_map_counted(map, rows, count, cells, threads, counts);
-	last_pairs = counts[0];
-	last_full = counts[1];
-	last_exact = counts[2];
-	return status;
+	struct ikmap_rows_in in = { rows, NULL };
+	return prune_map_input(map, &in, count, cells, threads);
+}
+
+int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
+	size_t count, void *cells, int threads)
+{
+	struct ikmap_rows_in in = { NULL, x };
+	return prune_map_input(map, &in, count, cells, threads);
 }
 
 /*
@@ -1026,7 +1149,8 @@ static double pruning_ratio(const struct ikmap *map)
 			(at++)->index = -1;
 		}
 		uint64_t counts[3] = {0, 0, 0};
-		if (prune_map_counted(map, rows, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
+		struct ikmap_rows_in in = { rows, NULL };
+		if (prune_map_counted(map, &in, (size_t)probes, cells, ikmap_threads(0), counts) == 0) {
 			double f = counts[0] ? (double)counts[1] / (double)counts[0] : 1;
 			double d2 = (double)map->dim + 2;
 			double plain = d2 + SCAN_COST;

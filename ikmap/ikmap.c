@@ -697,8 +697,8 @@ int ikmap_map_dense_on(const struct ikmap *map, const double *x, size_t count, i
 		return map_kernel(map, &kin, count, cells, threads, err);
 	}
 	int status;
-	if (!gpu && map->method == IKMAP_ANNE && map->path == IKMAP_PATH_DENSE && !map->prune) {
-		/* the plain dense path packs these rows itself: no sparse copy at all */
+	if (!gpu && map->method == IKMAP_ANNE && map->path == IKMAP_PATH_DENSE) {
+		/* the dense path, pruned or not, packs these rows itself: no sparse copy at all */
 		status = ikmap_anne_dense_map_matrix(map, &in, count, cells, threads);
 		if (status == -1)
 			ikmap_error(err, "out of memory");

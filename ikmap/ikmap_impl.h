@@ -338,12 +338,23 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 int ikmap_anne_sparse_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
 /*
- * The plain dense path (map->prune NULL) reading dense rows directly:
- * the cells of their sparse forms. 0, -1 when out of memory, or -2 when
- * a value (any column, also above dim) is not finite.
+ * The dense path reading dense rows directly (pruned or not, as the map
+ * stands): the cells of their sparse forms. 0, -1 when out of memory, or
+ * -2 when a value (any column, also above dim) is not finite.
  */
 int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
 	size_t count, void *cells, int threads);
+/*
+ * One dense row x (cols values) packed as the dense path's
+ * [x' - mean, 1, ||x' - mean||^2] in float (dim + 2 values at out), each
+ * value by the sparse form's expression (a zero is an absent feature), so
+ * the floats are those of the row's sparse form. *bad: any value of the
+ * row (also above dim) is not finite. Returns ||x' - mean|| in double, or
+ * -1 when it is too large for the float path; *sq_out (when not NULL)
+ * gets the double ||x' - mean||^2.
+ */
+double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols, float *out,
+	int *bad, double *sq_out);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
@@ -366,6 +377,9 @@ int ikmap_anne_pruned(const struct ikmap *map);
 int ikmap_anne_prune_probe(struct ikmap *map, double *ratio, char *err);
 void ikmap_prune_free(struct ikmap_prune *pr);
 int ikmap_anne_prune_map(const struct ikmap *map, struct feature_node *const *rows,
+	size_t count, void *cells, int threads);
+/* The same for dense rows (ikmap_anne_dense_map_matrix's contract: 0, -1 or -2). */
+int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
 	size_t count, void *cells, int threads);
 /* Lower bounds formed, full float scores computed and exact rechecks in the last pruned mapping. */
 void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact);
@@ -391,6 +405,24 @@ struct ikmap_rows_in {
 	struct feature_node *const *rows;	/* sparse rows, or NULL */
 	const struct ikmap_dense_in *dense;	/* used when rows is NULL */
 };
+
+/*
+ * Row `row` of in as feature_node nodes: a sparse row itself, or a dense
+ * row's sparse form made in scratch (dim + 1 nodes) unless *scratch_row
+ * says it is there already (the aNNE dense paths' exact rechecks, rare
+ * enough that remaking it on a change of row costs little).
+ */
+static inline const struct feature_node *ikmap_rows_in_nodes(const struct ikmap_rows_in *in,
+	size_t row, int dim, struct feature_node *scratch, size_t *scratch_row)
+{
+	if (in->rows)
+		return in->rows[row];
+	if (*scratch_row != row) {
+		ikmap_dense_row_nodes(in->dense, row, dim, scratch);
+		*scratch_row = row;
+	}
+	return scratch;
+}
 
 /*
  * Checks count rows for the kernels' rules (ikmap.h): a non-finite value

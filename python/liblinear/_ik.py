@@ -613,10 +613,16 @@ class IKMap(object):
         from scipy import sparse
         count, t = cells.shape
         psi = self.psi
-        columns = (cells.astype(np.int64) + np.arange(t, dtype=np.int64)[np.newaxis, :] * psi).ravel()
+        # int32 indices where they fit: scipy would copy int64 ones down to
+        # int32 anyway, so building them so spares two copies of n*t values
+        small = max(t * psi, count * t) <= np.iinfo(np.int32).max
+        itype = np.int32 if small else np.int64
+        columns = cells.astype(itype)
+        columns += np.arange(t, dtype=itype)[np.newaxis, :] * itype(psi)
         values = np.full(count * t, _lib.lik_map_cell_value(self._handle), dtype=np.float64)
-        indptr = np.arange(0, count * t + 1, t, dtype=np.int64)
-        return sparse.csr_matrix((values, columns, indptr), shape=(count, t * psi))
+        indptr = np.arange(0, count * t + 1, t, dtype=itype)
+        return sparse.csr_matrix((values, columns.reshape(-1), indptr), shape=(count, t * psi),
+                                 copy=False)
 
     def kernel_matrix(self, X, Y=None, threads=0):
         """numpy float64 (nx, ny): K(x_i, y_j) in [0, 1]; Y None means X."""
