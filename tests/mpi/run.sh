@@ -165,6 +165,14 @@ kernel_runs ijcnn1-acos-S2-a ijcnn1 "1 4" -k acos -t 20 -S 2 -a 1
 kernel_runs ijabs-minmax-S3 ijabs "1 2" -k minmax -t 20 -S 3
 kernel_runs ijabs-anne-S4-a ijabs "1 3" -k anne -t 20 -S 4 -a 0.3
 
+# -F: the chain runs in file order, FILE.0 first: -S 3 gives the map of the concatenation
+split -n l/3 -d -a 1 ijcnn1 ijcnn1.split.
+mkdir -p split-s3 split-s3-train
+mpi 3 -q -m 1 -F -k anne -t 20 -S 3 ijcnn1.split split-s3/m >/dev/null 2>&1 \
+	&& "$TRAIN" -q -s 2 -k anne -t 20 -S 3 ijcnn1 split-s3-train/m >/dev/null 2>&1 \
+	&& cmp -s split-s3/m.ik split-s3-train/m.ik
+check "-F -k -S 3: three files give train -k's map of their concatenation" $?
+
 # -S 4 refuses negatives as train -k does: its message, the global line, exit 1, no model
 "$TRAIN" -k anne -S 4 negative neg4.train >/dev/null 2>neg4.train.err
 mpi 4 -m 1 -k anne -S 4 negative neg4.model >out 2>err
