@@ -482,6 +482,30 @@ int ikmap_scan_dense(struct ikmap_scan *s, const struct ikmap_dense_in *in, size
  * nothing. 0, or -1 with err set.
  */
 int ikmap_scan_factors(const struct ikmap_scan *s, struct ikmap *map, int raw, char *err);
+/*
+ * A scan spread over processes (train-mpi -k, mpi/dist_kernel.c). The state
+ * of the current pass, features 0..d, as the scan's own arrays: *n the rows
+ * counted (pass 0), a, b, c and count the per-feature statistics (d + 1
+ * entries each; what they hold depends on the scale). A process may copy
+ * them out and in between its ikmap_scan_rows calls: handing the state on
+ * from the process with rows 0..k-1 to the one with the rows after them,
+ * which feeds its rows onto it, takes exactly the single scan's operations
+ * in the single scan's order. ikmap_scan_state makes room for features
+ * 0..d first (d above IKMAP_MAX_SCALED_DIM: that many, the scan ignores the
+ * rest); 0, or -1 when out of memory (err set). ikmap_scan_order_free: 1
+ * when the current pass only takes maxima of values >= 0 (a, from 0) and
+ * counts (count, *n), which any order combines exactly (max and integer
+ * sum); 0 when the order matters (sums, and minima and maxima of signed
+ * values where the first of -0 and +0 wins).
+ */
+struct ikmap_scan_state {
+	int64_t *n;
+	int d;
+	double *a, *b, *c;
+	int64_t *count;
+};
+int ikmap_scan_state(struct ikmap_scan *s, int d, struct ikmap_scan_state *out, char *err);
+int ikmap_scan_order_free(const struct ikmap_scan *s);
 /* Min-max and acos scale 2's factor and shift of feature j from its min and max. */
 void ikmap_set_range(double *factor, double *shift, int j, double lo, double hi);
 

@@ -199,6 +199,33 @@ int ikmap_scan_rows(struct ikmap_scan *s, struct feature_node *const *rows, size
 	return 0;
 }
 
+int ikmap_scan_state(struct ikmap_scan *s, int d, struct ikmap_scan_state *out, char *err)
+{
+	if (d > IKMAP_MAX_SCALED_DIM)
+		d = IKMAP_MAX_SCALED_DIM;
+	if (d < 0)
+		d = 0;
+	if (reserve(s, d)) {
+		ikmap_error(err, "out of memory");
+		return -1;
+	}
+	out->n = &s->n;
+	out->d = d;
+	out->a = s->a;
+	out->b = s->b;
+	out->c = s->c;
+	out->count = s->count;
+	return 0;
+}
+
+int ikmap_scan_order_free(const struct ikmap_scan *s)
+{
+	/* max |x| (scales 1 and 3's first pass) and max log1p(x) of x > 0 (scale 4): all >= +0,
+	 * so no -0 to tell apart; scale 2's signed min and max, and every sum, are not */
+	return s->pass == 0 && (s->kind == SCAN_MAXABS
+		|| (s->kind == SCAN_STATS && (s->scale == 3 || s->scale == 4)));
+}
+
 int ikmap_scan_dense(struct ikmap_scan *s, const struct ikmap_dense_in *in, size_t n, int d,
 	char *err)
 {

@@ -3,26 +3,16 @@
  */
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist_kernel.h"
 #include "ikmap_impl.h"
+#include "ik_batch.h"
 #include "lik_internal.h"
 
 /* Bytes per broadcast message of the map (MPI counts are ints). */
 enum { BCAST_CHUNK = 1 << 30 };
-
-const char *dist_kernel_check(const struct lik_map_params *p)
-{
-	if (p->scale != 0 && p->scale != 1)
-		return "train-mpi -k takes -S 0 or 1 (-S 2, 3 and 4 need statistics of every row"
-			" that it does not gather yet)";
-	if (p->raw_weight > 0)
-		return "train-mpi -k does not take -a yet";
-	return NULL;
-}
 
 static int compare_int(const void *a, const void *b)
 {
@@ -108,81 +98,171 @@ static int pack_drawn(const struct dist_data *d, const int *drawn, size_t count,
 	return 0;
 }
 
-/* ---- the stand-in problem on rank 0 ---- */
+/* ---- the scan of every row, over the processes ---- */
 
-struct stand_in {
-	struct feature_node **x;
-	struct feature_node *nodes;
-	struct feature_node empty;	/* the row of every row not drawn */
-};
+/* Message tag of the scan's chain (dist_newton's is 24). */
+enum { TAG_SCAN = 25 };
 
 /*
- * x[i]: drawn row i from the gathered bytes, the maxima row at the first
- * row nobody drew (maxima NULL: none), every other row empty.
+ * The state of the scan's current pass, features 0..st->d: n, then a, b, c
+ * and count. MPI's default error handler aborts the job on a failed call,
+ * so none returns an error code to check here.
  */
-static int stand_in_build(struct stand_in *s, int n, const unsigned char *bytes, size_t len,
-	const double *maxima, int dim)
+static void send_state(const struct ikmap_scan_state *st, int to, MPI_Comm comm)
 {
-	s->empty.index = -1;
-	s->empty.value = 0;
-	s->x = malloc((size_t)n * sizeof *s->x);
-	/* the gathered nodes and their end nodes, then the maxima row: at most len/16 + ... */
-	size_t room = len / sizeof(struct feature_node) + len / (2 * sizeof(int)) + (size_t)dim + 2;
-	s->nodes = malloc(room * sizeof *s->nodes);
-	if (s->x == NULL || s->nodes == NULL)
+	int m = st->d + 1;
+	MPI_Send(st->n, 1, MPI_INT64_T, to, TAG_SCAN, comm);
+	MPI_Send(st->a, m, MPI_DOUBLE, to, TAG_SCAN, comm);
+	MPI_Send(st->b, m, MPI_DOUBLE, to, TAG_SCAN, comm);
+	MPI_Send(st->c, m, MPI_DOUBLE, to, TAG_SCAN, comm);
+	MPI_Send(st->count, m, MPI_INT64_T, to, TAG_SCAN, comm);
+}
+
+static void recv_state(const struct ikmap_scan_state *st, int from, MPI_Comm comm)
+{
+	int m = st->d + 1;
+	MPI_Recv(st->n, 1, MPI_INT64_T, from, TAG_SCAN, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(st->a, m, MPI_DOUBLE, from, TAG_SCAN, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(st->b, m, MPI_DOUBLE, from, TAG_SCAN, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(st->c, m, MPI_DOUBLE, from, TAG_SCAN, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(st->count, m, MPI_INT64_T, from, TAG_SCAN, comm, MPI_STATUS_IGNORE);
+}
+
+static void bcast_state(const struct ikmap_scan_state *st, int root, MPI_Comm comm)
+{
+	int m = st->d + 1;
+	MPI_Bcast(st->n, 1, MPI_INT64_T, root, comm);
+	MPI_Bcast(st->a, m, MPI_DOUBLE, root, comm);
+	MPI_Bcast(st->b, m, MPI_DOUBLE, root, comm);
+	MPI_Bcast(st->c, m, MPI_DOUBLE, root, comm);
+	MPI_Bcast(st->count, m, MPI_INT64_T, root, comm);
+}
+
+/*
+ * Every pass of scan (ikmap.h "Streaming build") over the rows of all
+ * processes, leaving on every process the scan train -k's single pass over
+ * the whole file leaves, bit for bit. A pass that only takes maxima of
+ * values >= 0 and counts (-S 1, the first pass of -S 3, -S 4) runs on
+ * every process at once and is combined with MPI_MAX and an integer
+ * MPI_SUM, exact in any order. Every other pass (the sums of -S 3's
+ * mean and deviations, whose rounding depends on the order; the signed
+ * minima and maxima of -S 2, where the first of -0 and +0 is kept) is
+ * one chain in row order: rank r takes the state rank r-1 left after its
+ * rows, feeds its own rows onto it and hands it on, so the operations
+ * are the single scan's, in its order (ranks hold their rows in rank
+ * order, dist_data.h); the last rank then broadcasts the result. The
+ * chain runs one process at a time: a pass costs what train -k's costs.
+ * 0 on every process, or -1 on every process after one message.
+ */
+static int scan_everywhere(MPI_Comm comm, const struct dist_data *d, struct ikmap_scan *scan)
+{
+	int rank, size;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	char why[IKMAP_ERR_SIZE] = "", msg[IKMAP_ERR_SIZE + 16] = "";
+	for (int pass = 0; pass < ikmap_scan_passes(scan); pass++) {
+		struct ikmap_scan_state st;
+		/* room for every feature first, so that no process's arrays move or differ in size */
+		int ok = ikmap_scan_state(scan, d->max_index, &st, why) == 0;
+		if (!ok)
+			snprintf(msg, sizeof msg, "ERROR: %s", why);
+		if (!dist_agree(comm, ok, msg))
+			return -1;
+		if (ikmap_scan_order_free(scan)) {
+			ok = ikmap_scan_rows(scan, d->x, (size_t)d->l, why) == 0;
+			if (!ok)
+				snprintf(msg, sizeof msg, "ERROR: %s", why);
+			if (!dist_agree(comm, ok, msg))
+				return -1;
+			MPI_Allreduce(MPI_IN_PLACE, st.a, st.d + 1, MPI_DOUBLE, MPI_MAX, comm);
+			MPI_Allreduce(MPI_IN_PLACE, st.count, st.d + 1, MPI_INT64_T, MPI_SUM, comm);
+			MPI_Allreduce(MPI_IN_PLACE, st.n, 1, MPI_INT64_T, MPI_SUM, comm);
+		} else {
+			if (rank > 0)
+				recv_state(&st, rank - 1, comm);
+			ok = ikmap_scan_rows(scan, d->x, (size_t)d->l, why) == 0;
+			if (!ok)
+				snprintf(msg, sizeof msg, "ERROR: %s", why);
+			/* handed on even after a failure, so that no process waits for ever */
+			if (rank + 1 < size)
+				send_state(&st, rank + 1, comm);
+			if (!dist_agree(comm, ok, msg))
+				return -1;
+			bcast_state(&st, size - 1, comm);
+		}
+		ikmap_scan_end_pass(scan);
+	}
+	return 0;
+}
+
+/* ---- the drawn rows on rank 0, as the build asks for them ---- */
+
+struct drawn_source {
+	size_t count;
+	int *id;			/* ascending global row numbers */
+	struct feature_node **row;	/* row[k]: the row of id[k] */
+	struct feature_node *nodes;	/* their storage */
+};
+
+/* Unpacks the gathered bytes (rank order: ascending rows). 0, or -1 when out of memory. */
+static int source_build(struct drawn_source *s, const unsigned char *bytes, size_t len)
+{
+	size_t rows = 0, nodes = 0, at = 0;
+	while (at < len) {	/* count first: one exact block of each */
+		int nnz;
+		memcpy(&nnz, bytes + at + sizeof(int), sizeof nnz);
+		at += 2 * sizeof(int) + (size_t)nnz * sizeof(struct feature_node);
+		rows++;
+		nodes += (size_t)nnz + 1;
+	}
+	s->count = rows;
+	s->id = malloc((rows > 0 ? rows : 1) * sizeof *s->id);
+	s->row = malloc((rows > 0 ? rows : 1) * sizeof *s->row);
+	s->nodes = malloc((nodes > 0 ? nodes : 1) * sizeof *s->nodes);
+	if (s->id == NULL || s->row == NULL || s->nodes == NULL)
 		return -1;
-	for (int i = 0; i < n; i++)
-		s->x[i] = &s->empty;
-	size_t at = 0, used = 0;
-	while (at < len) {
-		int row, nnz;
-		memcpy(&row, bytes + at, sizeof row);
-		memcpy(&nnz, bytes + at + sizeof row, sizeof nnz);
-		at += sizeof row + sizeof nnz;
-		s->x[row] = s->nodes + used;
+	size_t used = 0;
+	at = 0;
+	for (size_t k = 0; k < rows; k++) {
+		int nnz;
+		memcpy(&s->id[k], bytes + at, sizeof s->id[k]);
+		memcpy(&nnz, bytes + at + sizeof(int), sizeof nnz);
+		at += 2 * sizeof(int);
+		s->row[k] = s->nodes + used;
 		memcpy(s->nodes + used, bytes + at, (size_t)nnz * sizeof *s->nodes);
 		at += (size_t)nnz * sizeof *s->nodes;
 		used += (size_t)nnz;
 		s->nodes[used].index = -1;
 		s->nodes[used++].value = 0;
 	}
-	if (maxima == NULL)
-		return 0;
-	int free_row = 0;
-	while (free_row < n && s->x[free_row] != &s->empty)
-		free_row++;
-	if (free_row == n)
-		return 0;	/* every row is there: their own maxima */
-	s->x[free_row] = s->nodes + used;
-	for (int j = 1; j <= dim; j++)
-		if (maxima[j - 1] > 0) {
-			s->nodes[used].index = j;
-			s->nodes[used++].value = maxima[j - 1];
-		}
-	s->nodes[used].index = -1;
-	s->nodes[used].value = 0;
 	return 0;
 }
 
-/* Every feature's max |x| over this process's rows, then over all. NULL when out of memory. */
-static double *feature_maxima(MPI_Comm comm, const struct dist_data *d, int *ok)
+static void source_free(struct drawn_source *s)
 {
-	size_t dim = d->max_index > 0 ? (size_t)d->max_index : 1;
-	double *mine = calloc(dim, sizeof *mine), *all = malloc(dim * sizeof *all);
-	*ok = mine != NULL && all != NULL;
-	if (!dist_agree(comm, *ok, "ERROR: out of memory")) {
-		free(mine);
-		free(all);
-		return NULL;
+	free(s->id);
+	free(s->row);
+	free(s->nodes);
+}
+
+/* ikmap_row_source over the gathered rows: every id asked for was drawn, so it is there. */
+static int source_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
+	char *err)
+{
+	const struct drawn_source *s = context;
+	if (rows == NULL)
+		return 0;
+	for (size_t i = 0; i < count; i++) {
+		const int *hit = bsearch(&ids[i], s->id, s->count, sizeof *s->id, compare_int);
+		if (hit == NULL) {
+			/* only if the draws here and in ikmap.c ever disagree */
+			snprintf(err, IKMAP_ERR_SIZE, "train-mpi: row %d was drawn but not gathered",
+				ids[i] + 1);
+			return -1;
+		}
+		rows[i] = s->row[hit - s->id];
 	}
-	for (int i = 0; i < d->l; i++)
-		for (const struct feature_node *f = d->x[i]; f->index != -1; f++)
-			if (fabs(f->value) > mine[f->index - 1])
-				mine[f->index - 1] = fabs(f->value);
-	/* a maximum is exact whatever order MPI takes */
-	MPI_Allreduce(mine, all, (int)dim, MPI_DOUBLE, MPI_MAX, comm);
-	free(mine);
-	return all;
+	return 0;
 }
 
 /* Broadcasts rank 0's map bytes; every process gets the map back, or NULL. */
@@ -239,24 +319,45 @@ static int refuse_negative(MPI_Comm comm, const struct dist_data *d,
 {
 	int rank;
 	MPI_Comm_rank(comm, &rank);
-	enum ikmap_method method = params->kernel == LIK_KERNEL_MINMAX ? IKMAP_MINMAX
-		: params->kernel == LIK_KERNEL_IFOREST ? IKMAP_IFOREST
-		: params->kernel == LIK_KERNEL_ACOS ? IKMAP_ACOS : IKMAP_ANNE;
 	char msg[512] = "";
 	int ok = 1;
 	size_t row;
 	int feature;
-	if (ikmap_needs_nonnegative(method, params->scale)
+	if (lik_map_params_nonnegative_reason(params) != NULL
 			&& lik_first_negative(d->x, (size_t)d->l, d->max_index, &row, &feature)) {
 		char file[32] = "";
 		if (per_rank)
 			snprintf(file, sizeof file, ".%d", rank);
 		snprintf(msg, sizeof msg, "ERROR: %s%s line %" PRId64 ": feature %d is negative: %s",
 			path, file, d->first_line + (int64_t)row + 1, feature,
-			ikmap_nonnegative_reason(method, params->scale));
+			ik_train_negative_advice(params->scale));
 		ok = 0;
 	}
+	/* train -k's words (ik_batch.h); the lowest rank with one prints: the first in the file */
 	return dist_agree(comm, ok, msg) ? 0 : -1;
+}
+
+/* Rank 0: the map from the finished scan and the gathered drawn rows. NULL with msg set. */
+static struct lik_map *build_on_rank_0(const struct ikmap_scan *scan, int n, int dim,
+	const struct lik_map_params *params, const unsigned char *bytes, size_t len, char *msg,
+	size_t room)
+{
+	struct drawn_source src = { 0 };
+	struct lik_error err;
+	struct lik_map *map = NULL;
+	if (source_build(&src, bytes, len) != 0) {
+		snprintf(msg, room, "ERROR: out of memory");
+	} else {
+		/* train -k's own build from its scan (tools/ik_stream.c build_map) */
+		struct ikmap *built = lik_map_build_scanned(scan, n, dim, params, source_rows, &src,
+			&err);
+		if (built != NULL)
+			map = lik_map_wrap(built, &err);
+		if (map == NULL)
+			snprintf(msg, room, "ERROR: %s", err.message);
+	}
+	source_free(&src);
+	return map;
 }
 
 struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
@@ -273,6 +374,14 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 		return NULL;
 	}
 	int n = (int)d->total_rows, ok;
+	struct lik_error err;
+	struct ikmap_scan *scan = lik_map_scan_new(params, &err);
+	if (!dist_agree(comm, scan != NULL, "ERROR: out of memory"))
+		return NULL;
+	if (scan_everywhere(comm, d, scan) != 0) {
+		ikmap_scan_free(scan);
+		return NULL;
+	}
 	size_t nr_drawn = 0;
 	int *drawn = drawn_rows(params, n, &nr_drawn);
 	unsigned char *mine = NULL;
@@ -281,23 +390,20 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 	free(drawn);
 	if (!dist_agree(comm, ok, "ERROR: out of memory (or over 2 GB of drawn rows on one process)")) {
 		free(mine);
-		return NULL;
-	}
-	double *maxima = NULL;
-	if (params->scale == 1 && (maxima = feature_maxima(comm, d, &ok)) == NULL) {
-		free(mine);
+		ikmap_scan_free(scan);
 		return NULL;
 	}
 
-	/* rank 0 gathers the drawn rows, in rank order (any order would do: each names its row) */
+	/* rank 0 gathers the drawn rows, in rank order: ascending row numbers */
 	int my_len = (int)len;
 	int *lens = rank == 0 ? malloc((size_t)size * sizeof *lens) : NULL;
 	int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
+	unsigned char *all = NULL;
+	struct lik_map *built = NULL, *map = NULL;
 	ok = rank != 0 || (lens != NULL && displs != NULL);
 	if (!dist_agree(comm, ok, "ERROR: out of memory"))
-		goto fail;
+		goto done;
 	MPI_Gather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-	unsigned char *all = NULL;
 	int64_t total = 0;
 	if (rank == 0) {
 		for (int p = 0; p < size; p++) {
@@ -307,45 +413,20 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 		all = total <= INT_MAX ? malloc(total > 0 ? (size_t)total : 1) : NULL;
 	}
 	ok = rank != 0 || all != NULL;
-	if (!dist_agree(comm, ok, "ERROR: out of memory (or over 2 GB of drawn rows)")) {
-		free(all);
-		goto fail;
-	}
+	if (!dist_agree(comm, ok, "ERROR: out of memory (or over 2 GB of drawn rows)"))
+		goto done;
 	MPI_Gatherv(mine, my_len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, comm);
-
-	struct lik_map *built = NULL;
-	ok = 1;
-	if (rank == 0) {
-		struct stand_in s = { 0 };
-		struct lik_error err;
-		if (stand_in_build(&s, n, all, (size_t)total, maxima, d->max_index) != 0) {
-			snprintf(msg, sizeof msg, "ERROR: out of memory");
-			ok = 0;
-		} else {
-			struct problem prob = { .l = n, .n = d->max_index, .y = NULL, .x = s.x, .bias = -1 };
-			built = lik_map_build(&prob, params, &err);
-			if (built == NULL) {
-				snprintf(msg, sizeof msg, "ERROR: %s", err.message);
-				ok = 0;
-			}
-		}
-		free(s.x);
-		free(s.nodes);
-	}
-	free(all);
-	struct lik_map *map = NULL;
-	if (dist_agree(comm, ok, msg))
+	if (rank == 0)
+		built = build_on_rank_0(scan, n, d->max_index, params, all, (size_t)total, msg,
+			sizeof msg);
+	if (dist_agree(comm, rank != 0 || built != NULL, msg))
 		map = broadcast_map(comm, built, msg, sizeof msg);
+done:
 	lik_map_free(&built);
+	free(all);
 	free(lens);
 	free(displs);
 	free(mine);
-	free(maxima);
+	ikmap_scan_free(scan);
 	return map;
-fail:
-	free(lens);
-	free(displs);
-	free(mine);
-	free(maxima);
-	return NULL;
 }

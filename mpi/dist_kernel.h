@@ -10,19 +10,21 @@
  * How: the rows a map reads are known before reading them. aNNE and
  * iForest draw psi distinct row numbers per partitioning from generators
  * seeded by the seed alone (ikmap/sample.c; ikmap.c "the draws never look
- * at the rows, and only drawn rows are read"); the scale -S 1 needs each
- * feature's max |x| over all rows, an exact maximum in any order. So each
- * process sends rank 0 its drawn rows (global row number and nodes), all
- * take the feature maxima with MPI_MAX, and rank 0 builds the map from a
- * stand-in problem of as many rows as the file: the drawn rows where they
- * are, one row holding the maxima where no row was drawn, empty rows
- * elsewhere (a pointer per row on rank 0: 8 bytes a row). The map is then
- * broadcast as its .ik bytes. Only what this reproduces exactly is
- * accepted: -S 0 and 1 (2-4 depend on every row's values and, for 2, on
- * which rows store a feature), no -a. dist_kernel_check() says so.
+ * at the rows, and only drawn rows are read"). The scales (-S 1-4, and -a's
+ * raw part) need statistics of every row: train -k gathers them with an
+ * ikmap scan (ikmap.h "Streaming build"), and so does every process here,
+ * over its own rows, the passes combined so that the scan ends where the
+ * single scan over the whole file ends, bit for bit (dist_kernel.c
+ * scan_everywhere: maxima of values >= 0 and counts with MPI_MAX and
+ * MPI_SUM; sums and signed extremes by a chain through the ranks in row
+ * order). Each process then sends rank 0 its drawn rows (global row number
+ * and nodes), and rank 0 builds the map from the scan and those rows,
+ * as train -k does (lik_map_build_scanned), and broadcasts it as its .ik
+ * bytes.
  *
- * Negative values, which -k minmax refuses, are looked for by each
- * process in its own rows and reported with their line.
+ * Negative values, which -k minmax and -S 4 refuse, are looked for by
+ * each process in its own rows and reported with their global line, in
+ * train -k's words (the first in the file: the lowest rank's).
  */
 #ifndef LIBLINEAR_IK_DIST_KERNEL_H
 #define LIBLINEAR_IK_DIST_KERNEL_H
@@ -30,9 +32,6 @@
 #include <mpi.h>
 #include "dist_data.h"
 #include "liblinear_ik.h"
-
-/* NULL when train-mpi can build this map; else why not (one line). */
-const char *dist_kernel_check(const struct lik_map_params *params);
 
 /* path: the training file, for messages (per_rank: FILE.RANK). */
 struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,

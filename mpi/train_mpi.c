@@ -67,7 +67,8 @@ static const char usage_text[] =
 	"     the model is the same for any P and threads at the same -b\n"
 	"-k type : map the rows through a kernel first, as train -k: 1|anne, 2|iforest,\n"
 	"     3|minmax, 4|acos; writes MODEL and MODEL.ik, the map the same as train's\n"
-	"-t T, -g psi, -r seed, -S 0|1, -d auto|cpu|gpu : the map's options, as train's\n";
+	"-t T, -g psi, -r seed, -S 0-4, -a w, -d auto|cpu|gpu : the map's options, as train's\n"
+	"     (-S 2-4 gather their statistics over every process's rows, in train's order)\n";
 
 struct options {
 	struct parameter param;
@@ -950,12 +951,8 @@ static int kernel_options(MPI_Comm comm, const struct options *o, struct lik_map
 	*kernel = ik_options_kernel(&o->ik, o->threads);
 	struct lik_error err;
 	char msg[600] = "";
-	const char *why = dist_kernel_check(kernel);
 	int ok = 1;
-	if (why != NULL) {
-		snprintf(msg, sizeof msg, "ERROR: %s", why);
-		ok = 0;
-	} else if (lik_map_params_check(kernel, &err) != 0) {
+	if (lik_map_params_check(kernel, &err) != 0) {
 		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
 		ok = 0;
 	} else if (g_rank == 0 && o->nr_fold == 0 && ik_model_check_outputs(o->model_file, &err) != 0) {

@@ -115,6 +115,13 @@ int ik_refuse_negative(struct feature_node *const *rows, size_t n, int dim, cons
 	return -1;
 }
 
+const char *ik_train_negative_advice(int scale)
+{
+	const char *advice = ik_log1p_advice(scale, 0);
+	return advice != NULL ? advice
+		: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])";
+}
+
 const void *ik_batch_cells(const struct ik_batch *b, size_t i)
 {
 	return b->cells + i * b->cell_bytes;

@@ -79,6 +79,8 @@ int ik_refuse_negative(struct feature_node *const *rows, size_t n, int dim, cons
  */
 int ik_needs_nonnegative(int minmax, int scale);
 const char *ik_log1p_advice(int scale, int from_model);
+/* train -k's advice after "feature j is negative: " (-S 4's, else -k minmax's); train-mpi's too. */
+const char *ik_train_negative_advice(int scale);
 
 /* Row i's cells (as ikmap_map wrote them). */
 const void *ik_batch_cells(const struct ik_batch *b, size_t i);

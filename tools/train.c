@@ -924,14 +924,6 @@ static void run(const struct libsvm_data *data, const struct options *o)
 	}
 }
 
-/* The advice after "feature j is negative: " when -k refuses negative values (-S 4, -k minmax). */
-static const char *negative_advice(int scale)
-{
-	const char *advice = ik_log1p_advice(scale, 0);
-	return advice != NULL ? advice
-		: "-k minmax needs non-negative values (-S 2 min-max scales them to [0, 1])";
-}
-
 /*
  * train -k and train -k -v: the file read in passes, never whole (ik_stream.h):
  * the map and the rows' cells are all that stay in memory. The messages
@@ -942,7 +934,8 @@ static void run_streamed(const struct options *o)
 {
 	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
 	struct ik_stream s;
-	if (ik_stream_begin(o->input_file, &kernel, negative_advice(ik_options_scale(&o->ik)), &s) != 0)
+	if (ik_stream_begin(o->input_file, &kernel,
+			ik_train_negative_advice(ik_options_scale(&o->ik)), &s) != 0)
 		exit(1);
 	struct problem checked = { 0 };
 	checked.l = s.l;
@@ -1004,7 +997,8 @@ static struct libsvm_data *read_training_file(const char *path, double bias)
  */
 static void exit_if_negative(const struct problem *prob, const char *path, int scale)
 {
-	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1, negative_advice(scale)) != 0)
+	if (ik_refuse_negative(prob->x, (size_t)prob->l, INT_MAX, path, 1,
+			ik_train_negative_advice(scale)) != 0)
 		exit(1);
 }
 

@@ -17,6 +17,10 @@
 #    identical to train -k's (the same seed draws the same rows), MODEL
 #    train -k's optimum; -F files give train -k's map of their
 #    concatenation; a negative value for -k minmax named by its line;
+#  - -k with -S 2, 3, 4 and -a: the same, the .ik identical to train -k's
+#    (aNNE, iForest, min-max, acos; ijcnn1's signed real values, whose
+#    -S 3 sums differ in any other order); -S 4's negative value gets
+#    train -k's message with its line in the whole file;
 #  - -v prints what train -v prints (the same folds, the same optimum per
 #    fold), for any number of processes, with and without -k;
 #  - -C prints what train -C prints (each C's rate and the best) on a
@@ -150,9 +154,32 @@ mpi 4 -m 1 -k minmax negative neg.model >out 2>err
 	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative" err
 check "-k minmax: a negative value in rank 2's share named by its line, exit 1, no model" $?
 
-mpi 2 -m 1 -k anne -S 2 a9a s2.model >out 2>err
-[ $? = 1 ] && [ ! -e s2.model ] && grep -q "takes -S 0 or 1" err
-check "-k -S 2 refused with the reason" $?
+# -S 2-4 and -a: statistics over every row, gathered as train -k's scan gathers them. ijcnn1
+# has signed real values, so -S 3's sums (its mean and deviations) round differently in any
+# other order: per-process partial sums added with MPI_SUM give another .ik for 2-4 processes
+# here (tried); ijabs is ijcnn1 with |x| for the maps that refuse negatives
+sed 's/:-/:/g' ijcnn1 >ijabs
+kernel_runs ijcnn1-anne-S3 ijcnn1 "1 2 3 4" -k anne -t 20 -S 3
+kernel_runs ijcnn1-iforest-S2-a ijcnn1 "1 3" -k iforest -t 20 -S 2 -a 0.5
+kernel_runs ijcnn1-acos-S2-a ijcnn1 "1 4" -k acos -t 20 -S 2 -a 1
+kernel_runs ijabs-minmax-S3 ijabs "1 2" -k minmax -t 20 -S 3
+kernel_runs ijabs-anne-S4-a ijabs "1 3" -k anne -t 20 -S 4 -a 0.3
+
+# -F: the chain runs in file order, FILE.0 first: -S 3 gives the map of the concatenation
+split -n l/3 -d -a 1 ijcnn1 ijcnn1.split.
+mkdir -p split-s3 split-s3-train
+mpi 3 -q -m 1 -F -k anne -t 20 -S 3 ijcnn1.split split-s3/m >/dev/null 2>&1 \
+	&& "$TRAIN" -q -s 2 -k anne -t 20 -S 3 ijcnn1 split-s3-train/m >/dev/null 2>&1 \
+	&& cmp -s split-s3/m.ik split-s3-train/m.ik
+check "-F -k -S 3: three files give train -k's map of their concatenation" $?
+
+# -S 4 refuses negatives as train -k does: its message, the global line, exit 1, no model
+"$TRAIN" -k anne -S 4 negative neg4.train >/dev/null 2>neg4.train.err
+mpi 4 -m 1 -k anne -S 4 negative neg4.model >out 2>err
+[ $? = 1 ] && [ ! -e neg4.model ] && [ ! -e neg4.model.ik ] \
+	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative: -S 4" err \
+	&& [ "$(grep -c '^ERROR' err)" = 1 ] && cmp -s <(grep '^ERROR' err) neg4.train.err
+check "-k -S 4: a negative value in rank 2's share: train -k's message and line, exit 1, no model" $?
 
 # -v: train -v's folds by global row number: the same lines for any process count, and train's
 cv_runs() {	# cv_runs NAME DATA "PROCESS COUNTS" OPTIONS...
