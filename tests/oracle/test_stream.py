@@ -73,7 +73,11 @@ def test_signal_while_spooling_removes_the_scratch_file(data, tmp_path, sig):
     env = dict(os.environ, TMPDIR=str(scratch))
     p = subprocess.Popen([str(ol.TRAIN), "-q", "-k", "anne", "/dev/stdin",
         str(tmp_path / "m.model")], stdin=subprocess.PIPE, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        # sig at its default disposition: a suite started in the background of a
+        # non-interactive shell inherits SIGINT ignored, and train rightly leaves
+        # an ignored signal alone
+        preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     p.stdin.write(data("dna", "dna.train").read_bytes())
     p.stdin.flush()	# the pipe stays open: train is still spooling
     for _ in range(200):
