@@ -556,7 +556,7 @@ FUZZ_MAX_LEN ?= 1048576
 # -ignore_ooms=1 -ignore_crashes=1" to go on past a finding.
 FUZZ_EXTRA ?=
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik
+FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik fuzz_decimal
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/, $(FUZZ_TARGETS))
 # Everything the programs link but the CUDA mapper (CPU-only); common/
 # and the BLAS choice are picked up when the tree has them.

@@ -1,5 +1,6 @@
 /* decimal.c - Clinger's fast path for plain decimals (see decimal.h). */
 #include <float.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "decimal.h"
 
@@ -34,6 +35,27 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * Gathers the digits at p into *mant (leading zeros skipped, *digits counting
+ * the significant ones) and adds how many digits it read to *count. Returns
+ * where the digits end, or NULL when there are more than MAX_DIGITS.
+ */
+static const char *take_digits(const char *p, const char *end, uint64_t *mant, int *digits,
+	int *count)
+{
+	const char *start = p;
+	while (p < end && is_digit(*p)) {
+		if (*mant != 0 || *p != '0') {
+			if (++*digits > MAX_DIGITS)
+				return NULL;
+			*mant = *mant * 10 + (uint64_t)(*p - '0');
+		}
+		p++;
+	}
+	*count += (int)(p - start);
+	return p;
+}
+
 int decimal_fast_double(const char *p, const char *end, double *out)
 {
 	if (!FAST_PATH_EXACT)
@@ -45,30 +67,19 @@ int decimal_fast_double(const char *p, const char *end, double *out)
 	}
 	uint64_t mant = 0;
 	int digits = 0;		/* significant digits in mant (leading zeros not counted) */
-	int seen = 0;		/* any digit at all, zeros included */
+	int seen = 0;		/* all digits read, zeros included */
 	int scale = 0;		/* power of ten of mant's last digit */
-	while (p < end && is_digit(*p)) {
-		seen = 1;
-		if (mant != 0 || *p != '0') {
-			if (++digits > MAX_DIGITS)
-				return 0;
-			mant = mant * 10 + (uint64_t)(*p - '0');
-		}
-		p++;
-	}
+	p = take_digits(p, end, &mant, &digits, &seen);
+	if (!p)
+		return 0;
 	if (p < end && *p == '.') {
-		p++;
-		while (p < end && is_digit(*p)) {
-			seen = 1;
-			if (mant != 0 || *p != '0') {
-				if (++digits > MAX_DIGITS)
-					return 0;
-				mant = mant * 10 + (uint64_t)(*p - '0');
-			}
-			/* every fraction digit, zero or not, moves the point */
-			scale--;
-			p++;
-		}
+		int fraction = 0;
+		p = take_digits(p + 1, end, &mant, &digits, &fraction);
+		if (!p)
+			return 0;
+		/* every fraction digit, zero or not, moves the point */
+		scale = -fraction;
+		seen += fraction;
 	}
 	if (!seen)
 		return 0;	/* "", "+", ".", "-.": strtod's business (an error) */
