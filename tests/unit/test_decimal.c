@@ -196,12 +196,14 @@ END_TEST
 START_TEST(fast_index)
 {
 	int v = -1;
-	ck_assert(decimal_fast_index("1", "1" + 1, &v) && v == 1);
+	const char *one = "1";
+	ck_assert(decimal_fast_index(one, one + 1, &v) && v == 1);
 	const char *big = "999999999";
 	ck_assert(decimal_fast_index(big, big + 9, &v) && v == 999999999);
 	const char *zeros = "000000007";
 	ck_assert(decimal_fast_index(zeros, zeros + 9, &v) && v == 7);
-	ck_assert(decimal_fast_index("0", "0" + 1, &v) && v == 0);	/* the caller rejects 0 */
+	const char *zero = "0";
+	ck_assert(decimal_fast_index(zero, zero + 1, &v) && v == 0);	/* the caller rejects 0 */
 	v = -1;
 	static const char *const declined[] = { "", "1234567890", "+1", "-1", " 1", "1 ",
 		"1a", "0x1", "2147483648" };
