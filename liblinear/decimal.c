@@ -113,10 +113,13 @@ int decimal_fast_double(const char *p, const char *end, double *out)
 	}
 	if (mant > EXACT_INT_LIMIT || scale > 22 || scale < -22)
 		return 0;
-	/* both operands exact, so the one rounding is the correct rounding */
-	double v = (double)mant;
-	v = scale >= 0 ? v * exact_pow10[scale] : v / exact_pow10[-scale];
-	*out = negative ? -v : v;
+	/*
+	 * Both operands are exact, so the one rounding is the correct rounding.
+	 * The sign goes on before it, so that a directed rounding mode rounds the
+	 * signed value, as strtod does.
+	 */
+	double v = negative ? -(double)mant : (double)mant;
+	*out = scale >= 0 ? v * exact_pow10[scale] : v / exact_pow10[-scale];
 	return 1;
 }
 

@@ -8,6 +8,7 @@
  * only partly consume, since the reader relies on strtod for those errors.
  */
 #include <errno.h>
+#include <fenv.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,32 @@ START_TEST(random_junk)
 }
 END_TEST
 
+/*
+ * Under each directed rounding mode too (glibc's strtod honours the mode):
+ * the sign is part of the one rounded operation, so -0.1 rounds toward +inf
+ * to the same double strtod gives.
+ */
+START_TEST(rounding_modes)
+{
+	static const int modes[] = { FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO, FE_TONEAREST };
+	char s[64];
+	for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+		ck_assert_int_eq(fesetround(modes[m]), 0);
+		check_one("-0.1");
+		check_one("0.1");
+		check_one("-1e-22");
+		for (long k = 0; k < 200000; k++) {
+			uint64_t r = next_u64();
+			snprintf(s, sizeof s, "%s%llu.%06llue%s%d", r & 1 ? "-" : "",
+				(unsigned long long)((r >> 1) % 100000), (unsigned long long)((r >> 20) % 1000000),
+				r & (1u << 30) ? "-" : "", (int)((r >> 40) % 17));
+			check_one(s);
+		}
+	}
+	ck_assert_int_eq(fesetround(FE_TONEAREST), 0);
+}
+END_TEST
+
 /* Never reads past end: the text after end differs from what strtod would see. */
 START_TEST(stops_at_end)
 {
@@ -238,6 +265,7 @@ static Suite *decimal_suite(void)
 	tcase_add_test(tc, random_plain_decimals);
 	tcase_add_test(tc, printed_doubles);
 	tcase_add_test(tc, random_junk);
+	tcase_add_test(tc, rounding_modes);
 	tcase_add_test(tc, stops_at_end);
 	tcase_add_test(tc, fast_index);
 	suite_add_tcase(s, tc);
