@@ -15,8 +15,9 @@
  * If the whole text [p, end) is a plain decimal number - an optional '+' or
  * '-', digits with at most one '.', at least one digit, then optionally 'e' or
  * 'E', an optional sign and at least one digit - whose value this function can
- * convert exactly, stores in *out the double strtod would give for it (bit for
- * bit, -0.0 included) and returns 1. Otherwise returns 0 and leaves *out alone.
+ * convert exactly, stores in *out the double strtod would give for it in the
+ * current rounding mode (bit for bit, -0.0 included) and returns 1. Otherwise
+ * returns 0 and leaves *out alone.
  * Never reads outside [p, end); p <= end.
  */
 int decimal_fast_double(const char *p, const char *end, double *out);
