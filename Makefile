@@ -305,6 +305,9 @@ $(IK_TESTS): tests/unit/%: tests/unit/%.c $(UNIT_HDR) $(IK_HDR) $(TOOLS_HDR) $(I
 # Times the primal Newton solvers on 1 and 2 threads: bench/time_primal FILE.
 bench/time_primal: bench/time_primal.c $(LIB_HDR) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)
+# Times the LIBSVM reader alone on one file: bench/read_time FILE [REPEATS] (bench/reading.py).
+bench/read_time: bench/read_time.c $(LIB_HDR) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -Iliblinear -o $@ $< $(LIB_A) $(LDLIBS)
 
 # Each test program runs from the repo root; all run even if one fails.
 unit: $(UNIT_BIN)
@@ -528,7 +531,7 @@ bench-gpu: bench/gpu_map
 clean:
 	rm -f liblinear/*.o liblinear/*.a liblinear/*.so liblinear/*.so.* $(UNIT_BIN) $(PROGRAMS)
 	rm -f cuda/*.o cuda/*.a cuda/flavour bench/gpu_map bench/ik_mapping bench/lib_train bench/cells_train
-	rm -f bench/time_primal bench/sgemm_shapes bench/ikmap_bench bench/kernel_speed bench/cws_speed
+	rm -f bench/time_primal bench/read_time bench/sgemm_shapes bench/ikmap_bench bench/kernel_speed bench/cws_speed
 	rm -f ikmap/*.o $(IKMAP_A) ik/*.o ikmap/blas-flavour
 	rm -f common/*.o tools/*.o
 	rm -rf python/build python/_csrc python/*.egg-info
@@ -553,7 +556,7 @@ FUZZ_MAX_LEN ?= 1048576
 # -ignore_ooms=1 -ignore_crashes=1" to go on past a finding.
 FUZZ_EXTRA ?=
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik
+FUZZ_TARGETS = fuzz_reader fuzz_model fuzz_ikmap fuzz_predict_ik fuzz_decimal
 FUZZ_BINS = $(addprefix $(FUZZ_BUILD)/, $(FUZZ_TARGETS))
 # Everything the programs link but the CUDA mapper (CPU-only); common/
 # and the BLAS choice are picked up when the tree has them.

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decimal.h"
 #include "reader.h"
 
 struct libsvm_reader {
@@ -179,6 +180,9 @@ static char *token_end(char *p, const char *end)
 /* The label is the whole token [p, end) read by strtod. NULL or a reason. */
 static const char *parse_label(char *p, char *end, double *label)
 {
+	/* plain short decimals convert exactly without strtod (decimal.h) */
+	if (decimal_fast_double(p, end, label))
+		return NULL;
 	char *stop;
 	*label = strtod(p, &stop);
 	if (stop == p || stop != end)
@@ -191,13 +195,20 @@ static const char *parse_label(char *p, char *end, double *label)
 /* The index is [p, colon) read by strtol; prev is the index before it. */
 static const char *parse_index(char *p, char *colon, int prev, int *index)
 {
-	char *stop;
-	errno = 0;
-	long v = strtol(p, &stop, 10);
-	if (stop == p || stop != colon)
-		return "feature index is not an integer";
-	if (errno == ERANGE || v > MAX_FEATURE_INDEX)
-		return "feature index out of range";
+	long v;
+	int fast;
+	if (decimal_fast_index(p, colon, &fast)) {
+		/* one to nine plain digits: no strtol needed, the checks below still apply */
+		v = fast;
+	} else {
+		char *stop;
+		errno = 0;
+		v = strtol(p, &stop, 10);
+		if (stop == p || stop != colon)
+			return "feature index is not an integer";
+		if (errno == ERANGE || v > MAX_FEATURE_INDEX)
+			return "feature index out of range";
+	}
 	if (v < 1)
 		return v == 0 ? "feature index 0 (indices start at 1)"
 			: "negative feature index (indices start at 1)";
@@ -212,6 +223,9 @@ static const char *parse_value(char *p, char *end, double *value)
 {
 	if (p == end)
 		return "value is not a number";
+	/* plain short decimals convert exactly and are finite and in range */
+	if (decimal_fast_double(p, end, value))
+		return NULL;
 	char *stop;
 	errno = 0;
 	*value = strtod(p, &stop);

@@ -16,7 +16,7 @@ TRAIN=${TRAIN:-./train}
 
 test -x "$TRAIN" || { echo "make_seeds.sh: $TRAIN is not built (run make)" >&2; exit 1; }
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_reader" "$OUT/fuzz_model" "$OUT/fuzz_ikmap" "$OUT/fuzz_predict_ik" "$OUT/work"
+mkdir -p "$OUT/fuzz_reader" "$OUT/fuzz_model" "$OUT/fuzz_ikmap" "$OUT/fuzz_predict_ik" "$OUT/fuzz_decimal" "$OUT/work"
 work="$OUT/work"
 
 # first N lines of a dataset file (NAME/FILE.xz)
@@ -31,6 +31,11 @@ done
 head_of usps/usps.train 2 > "$OUT/fuzz_reader/usps"
 head_of madelon/madelon.train 1 > "$OUT/fuzz_reader/madelon"
 r="$OUT/fuzz_reader"
+# ---- number fast path (fuzz_decimal): one number a file ----
+i=0
+for v in 0 -0 .5 5. -1.25e-3 1e22 1e23 9007199254740993 0.30000000000000004 1e-400 inf nan 0x1p3 000012 2147483648; do
+	printf '%s' "$v" > "$OUT/fuzz_decimal/n$i"; i=$((i + 1))
+done
 printf '1 1:0.5 3:-2\r\n-1 2:1e-3\r\n' > "$r/crlf"
 printf '+1 1:1 2:2\n-1' > "$r/label-only-last-no-newline"
 printf '1 1:1 # a comment\n2 # only a comment\n' > "$r/comments"

@@ -99,6 +99,48 @@ START_TEST(reads_rows_labels_and_features)
 }
 END_TEST
 
+/*
+ * Numbers the fast path takes (decimal.h) and numbers it leaves to strtod
+ * side by side: every label and value is strtod's double bit for bit, and an
+ * error after fast-parsed lines still names its own line.
+ */
+START_TEST(fast_and_strtod_numbers_agree_with_strtod)
+{
+	static const char *const nums[] = { "0.1", "-0", "1e23", "0.30000000000000004",
+		"123456789012345678901234567890", "0x1.8p1", ".5", "5.", "-2.5E-3", "1e-22",
+		"9007199254740993", "-1e-23" };
+	const int n = (int)(sizeof nums / sizeof *nums);
+	char text[1024];
+	size_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s 1:%s 000000002:%s\n",
+			nums[i], nums[(i + 1) % n], nums[(i + 2) % n]);
+	struct libsvm_data *d = load(text, -1, NULL, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(d->prob.l, n);
+	for (int i = 0; i < n; i++) {
+		double want[3] = { strtod(nums[i], NULL), strtod(nums[(i + 1) % n], NULL),
+			strtod(nums[(i + 2) % n], NULL) };
+		double got[3] = { d->prob.y[i], d->prob.x[i][0].value, d->prob.x[i][1].value };
+		ck_assert_int_eq(d->prob.x[i][1].index, 2);
+		ck_assert_msg(memcmp(want, got, sizeof want) == 0, "row %d differs from strtod", i);
+	}
+	libsvm_data_free(d);
+	expect_error("1 1:0.5\n-1 2:0.25\n1 1:1e400\n", "Wrong input format at line 3: value is not finite");
+	expect_error("1 1:0.5\n1 1:1e-400\n", "Wrong input format at line 2: value is out of range");
+	/* a subnormal value is flagged by strtod (ERANGE), a subnormal label is not */
+	expect_error("1 1:0.5\n1 1:4.9e-324\n", "Wrong input format at line 2: value is out of range");
+	d = load("4.9e-324 1:0.5\n", -1, NULL, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(d->prob.y[0] == strtod("4.9e-324", NULL));
+	libsvm_data_free(d);
+	expect_error("1 1:0.5\n1 1:1e\n", "Wrong input format at line 2: value is not a number");
+	expect_error("1 1:0.5\n1e 1:1\n", "Wrong input format at line 2: label is not a number");
+	expect_error("1 1:0.5\n1 0000000000:1\n",
+		"Wrong input format at line 2: feature index 0 (indices start at 1)");
+}
+END_TEST
+
 START_TEST(blanks_tabs_and_signs_as_strtol_strtod_take_them)
 {
 	struct libsvm_data *d = load("  1e0\t1:2  \t +3:4 \n", -1, NULL, 0);
@@ -402,6 +444,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(tc, bad_indices);
 	tcase_add_test(tc, largest_index_still_leaves_room_for_bias);
 	tcase_add_test(tc, bad_values);
+	tcase_add_test(tc, fast_and_strtod_numbers_agree_with_strtod);
 	tcase_add_test(tc, bad_labels);
 	tcase_add_test(tc, line_numbers_count_from_one);
 	tcase_add_test(tc, last_line_without_newline);
