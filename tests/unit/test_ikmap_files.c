@@ -21,6 +21,7 @@
 #include "scratch_dir.h"
 #include "ikmap.h"
 #include "ikmap_fixtures.h"
+#include "gemm.h"
 
 /* Byte offsets of the header's fields (ikmap_file.c, "Format"). */
 enum { AT_VERSION = 8, AT_METHOD = 12, AT_T = 16, AT_PSI = 20, AT_DIM = 24, AT_SCALED = 28,
@@ -85,14 +86,29 @@ static long address_space_bytes(void)
 }
 
 /*
+ * fork() for the children below, which cap their address space. The GEMM
+ * library (OpenBLAS, which ikmap/gemm.c opens on first use) is loaded
+ * first, in the parent, as it was when it was linked: its thread pool's
+ * buffers (128 MiB each) are not the map memory these tests measure, and a
+ * pool that OpenBLAS stops at fork is not restarted by the child's serial
+ * GEMMs. Loaded in the capped child, the pool's start-up allocation fails
+ * there (ASan aborts on it), whatever the map does.
+ */
+static pid_t fork_child(void)
+{
+	(void)ikmap_gemm_name();
+	fflush(NULL);
+	return fork();
+}
+
+/*
  * Loads path in a child limited to HEADROOM more address space. Exit
  * status: 0 refused with a message that is not "out of memory", 1 loaded,
  * 2 refused for lack of memory (the loader believed the header).
  */
 static int load_in_small_child(const char *path)
 {
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct rlimit lim = { address_space_bytes() + HEADROOM, RLIM_INFINITY };
@@ -289,8 +305,7 @@ static int map_rows(const struct ikmap *map, const struct data *x, int far, void
 static int load_and_map_in_small_child(const char *path, uint32_t dim, const void *expected,
 	size_t bytes)
 {
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct rlimit lim = { address_space_bytes() + HEADROOM, RLIM_INFINITY };
@@ -391,8 +406,7 @@ static void with_far_feature(const struct data *x, int far, struct feature_node 
 static int build_wide_in_small_child(enum ikmap_method method, int far, const void *expected,
 	size_t bytes)
 {
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct rlimit lim = { address_space_bytes() + HEADROOM, RLIM_INFINITY };
