@@ -513,10 +513,19 @@ gpu-carry: $(GPU_CARRY_PROGRAMS)
 	@test -n "$(strip $(NVCC))" || { echo "gpu-carry needs nvcc (CUDA toolkit)"; exit 1; }
 	rm -rf build/gpu
 	mkdir -p build/gpu/lib build/gpu/data
-	for lib in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do \
+	for lib in libgomp.so.1; do \
 		path=$$(ldd train | awk -v l=$$lib '$$1 == l { print $$3 }'); \
 		test -z "$$path" || cp -L "$$path" build/gpu/lib/ || exit 1; \
 	done
+	# OpenBLAS is opened at the first GEMM (ikmap/gemm.c), so ldd of the
+	# programs does not name it: carry it and what it links.
+	if test -n "$(OPENBLAS_SONAME)" && test -f "$(OPENBLAS_LIBDIR)/$(OPENBLAS_SONAME)"; then \
+		cp -L "$(OPENBLAS_LIBDIR)/$(OPENBLAS_SONAME)" build/gpu/lib/ || exit 1; \
+		for lib in libgfortran.so.5 libquadmath.so.0; do \
+			path=$$(ldd "$(OPENBLAS_LIBDIR)/$(OPENBLAS_SONAME)" | awk -v l=$$lib '$$1 == l { print $$3 }'); \
+			test -z "$$path" || cp -L "$$path" build/gpu/lib/ || exit 1; \
+		done; \
+	fi
 	cp -R $(DATA_DIR)/. build/gpu/data/
 
 # The benchmark calls cuBLAS itself (the plain SGEMM it compares with).
