@@ -284,7 +284,7 @@ PROGRAM_DEPS = $(PROGRAM_LIBS) $(GPU_LIB)
 ik/%.o: ik/%.c $(IK_HDR) $(TOOLS_HDR) $(IKMAP_HDR) $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) $(IK_CFLAGS) -c -o $@ $<
 
-tools/%.o: tools/%.c $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR)
+tools/%.o: tools/%.c $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR) $(LIB_HDR) $(COMMON_HDR)
 	$(CC) $(ALL_CFLAGS) $(TOOLS_CFLAGS) -c -o $@ $<
 
 train: tools/train.o $(PROGRAM_DEPS)
@@ -718,7 +718,7 @@ MEX_ENV = CC="$(CC)" CFLAGS="$(ALL_CFLAGS)" LDFLAGS="-fopenmp -Wl,--exclude-libs
 
 octave: $(MEX_FILES)
 
-matlab/%.o: matlab/%.c $(MEX_HDR) $(LIB_HDR) $(IK_HDR)
+matlab/%.o: matlab/%.c $(MEX_HDR) $(LIB_HDR) $(IK_HDR) $(COMMON_HDR)
 	$(MEX_ENV) $(MKOCTFILE) --mex -c $(MEX_INCLUDES) -o $@ $<
 
 # the shared helpers stay inside each .mex (no mexFunction there)
