@@ -470,7 +470,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 			for (int j = 1; j <= d; j++) {
 				double v = -map->mean[j];
 				if (e < end && map->sample_index[e] == j)
-					v += map->sample_scaled[e++];
+					v += ikmap_sample_scaled(map, e++);
 				blk[(size_t)b * d + (size_t)(j - 1)] = (float)v;
 			}
 		}
@@ -624,8 +624,8 @@ static struct ikmap_prune *build(const struct ikmap *map)
 				double c = -map->mean[j];
 				if (e < end && map->sample_index[e] == j) {
 					feat[nnz] = j;
-					val[nnz++] = map->sample_scaled[e];
-					c = map->sample_scaled[e++] - map->mean[j];
+					val[nnz++] = ikmap_sample_scaled(map, e);
+					c = ikmap_sample_scaled(map, e++) - map->mean[j];
 				}
 				sq += c * c;
 				dense[j - 1] = -2 * (float)c;
