@@ -221,7 +221,7 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 	}
 	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
 		status = -1;
-	if (!status && (!(ids = malloc(m * sizeof *ids)) || !(rows = malloc(m * sizeof *rows)))) {
+	if (!status && !(ids = malloc(m * sizeof *ids))) {
 		ikmap_error(err, "out of memory");
 		status = -1;
 	}
@@ -234,13 +234,17 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 		for (size_t j = 0; j < m; j++)
 			drawn[j] = (int)((int *)bsearch(&drawn[j], ids, u, sizeof *ids,
 				cmp_row_number) - ids);
-		status = source(context, ids, u, rows, err);
 	}
 	if (!status) {
-		if (map->method == IKMAP_ANNE)
-			status = ikmap_anne_collect(map, rows, drawn, err);
-		else
+		/* aNNE asks for its rows a part at a time (anne_collect.c); a forest needs them all */
+		if (map->method == IKMAP_ANNE) {
+			status = ikmap_anne_collect(map, drawn, ids, u, source, context, err);
+		} else if (!(rows = malloc((u > 0 ? u : 1) * sizeof *rows))) {
+			ikmap_error(err, "out of memory");
+			status = -1;
+		} else if (!(status = source(context, ids, u, rows, err))) {
 			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+		}
 		source(context, NULL, 0, NULL, err);	/* the drawn rows are no longer needed */
 	}
 	if (!status)

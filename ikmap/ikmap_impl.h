@@ -271,8 +271,14 @@ int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, 
 	void *cells, int threads);
 
 /* anne_collect.c */
-int ikmap_anne_collect(struct ikmap *map, struct feature_node *const *rows, const int *drawn,
-	char *err);
+/*
+ * The samples: ids[0..u-1] the distinct drawn rows (ascending), drawn[j]
+ * (j < t psi) the rank among them of centre j's row; the rows are read
+ * through source a part at a time (ikmap.h, Streaming build). 0, or -1
+ * with err set.
+ */
+int ikmap_anne_collect(struct ikmap *map, const int *drawn, const int *ids, size_t u,
+	ikmap_row_source source, void *context, char *err);
 
 /* anne_path.c */
 int ikmap_anne_prepare(struct ikmap *map, char *err);
