@@ -245,7 +245,7 @@ static double centred_norm(const struct ikmap *map, int s)
 /*
  * What both dense variants need: the mean, dense_ld and each
  * partitioning's largest centred norm (the pruned path, anne_prune.c,
- * keeps its own rows per distinct sample and needs no centre matrix).
+ * makes the rows it needs per block of partitionings and needs no centre matrix).
  */
 static int dense_basics(struct ikmap *map)
 {

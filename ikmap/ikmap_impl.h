@@ -87,7 +87,7 @@ struct ikmap {
 	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
 	enum ikmap_path path;	/* DENSE or SPARSE */
 	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float
-	 * (dense is NULL while the pruned variant, which keeps rows per sample, is in use) */
+	 * (dense is NULL while the pruned variant, which makes rows per block, is in use) */
 	double *mean;		/* [dim+1] */
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
