@@ -212,7 +212,6 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 {
 	struct rng *rngs = NULL;
 	int *drawn = NULL, *ids = NULL;
-	struct feature_node **rows = NULL;
 	size_t m = (size_t)map->t * (size_t)map->psi, u = 0;
 	int status = 0;
 	if (ikmap_partition_rngs(map->seed, map->t, &rngs)) {
@@ -236,20 +235,16 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 				cmp_row_number) - ids);
 	}
 	if (!status) {
-		/* aNNE asks for its rows a part at a time (anne_collect.c); a forest needs them all */
-		if (map->method == IKMAP_ANNE) {
+		/* both ask for the drawn rows a part at a time (anne_collect.c, iforest.c) */
+		if (map->method == IKMAP_ANNE)
 			status = ikmap_anne_collect(map, drawn, ids, u, source, context, err);
-		} else if (!(rows = malloc((u > 0 ? u : 1) * sizeof *rows))) {
-			ikmap_error(err, "out of memory");
-			status = -1;
-		} else if (!(status = source(context, ids, u, rows, err))) {
-			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
-		}
+		else
+			status = ikmap_grow_forest(map, drawn, ids, u, source, context, rngs, threads,
+				err);
 		source(context, NULL, 0, NULL, err);	/* the drawn rows are no longer needed */
 	}
 	if (!status)
 		status = ikmap_prepare(map, err);
-	free(rows);
 	free(ids);
 	free(rngs);
 	free(drawn);

@@ -264,8 +264,14 @@ int ikmap_partition_rngs(uint64_t seed, int t, struct rng **out);
 int ikmap_sample_distinct(struct rng *g, int n, int psi, int *out);
 
 /* iforest.c */
-int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
-	const int *drawn, struct rng *rngs, int threads, char *err);
+/*
+ * The trees: ids[0..u-1] the distinct drawn rows (ascending), drawn[j]
+ * the rank among them of tree j / psi's draw j % psi; the rows are read
+ * through source a group of trees at a time (ikmap.h, Streaming build).
+ * 0, or -1 with err set.
+ */
+int ikmap_grow_forest(struct ikmap *map, const int *drawn, const int *ids, size_t u,
+	ikmap_row_source source, void *context, struct rng *rngs, int threads, char *err);
 int ikmap_forest_prepare(struct ikmap *map, char *err);
 int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
