@@ -68,8 +68,9 @@
  * of partitionings from the stored samples when a tile of rows needs
  * them (begin_block, centre_row), so the map stays the samples plus the
  * thin bound structure. That costs time (on 784-d rows, t = 100, psi =
- * 256, tiles of 512 rows: about 50 rows made per mapped row, the map
- * about 1.5 times slower) for memory (65 MB of rows on 60000 such rows). The thin bound GEMM is always the
+ * 256, tiles of 1024 rows: 25 rows made per mapped row, the map's CPU
+ * time about 1.3 times that with rows held) for memory (65 MB of rows on
+ * 60000 such rows). The thin bound GEMM is always the
  * built-in kernel (sgemm.h), the full scores this file's dot products.
  * The cells never depend on P, on the tiling, on the GEMM or on the
  * thread count.
@@ -100,8 +101,14 @@
 #define PCA_BLOCK 16
 /* eta above this: no pruning (never seen; Gram-Schmidt twice gives ~1e-15). */
 #define ETA_LIMIT 0x1p-30
-/* Rows per tile and lower-bound columns per GEMM (whole partitionings). */
-#define TILE_ROWS 512
+/*
+ * Rows per tile and lower-bound columns per GEMM (whole partitionings).
+ * A tile makes every centre's dense row once (begin_block), t psi rows
+ * for its TILE_ROWS rows: 1024 rather than 512 halves that per mapped row
+ * (784-d MNIST-like rows, psi 256, one thread: map CPU time 1.67 -> 1.26 x
+ * that of rows held per sample; bench/results/issue22-stream.md).
+ */
+#define TILE_ROWS 1024
 #define TILE_COLS 512
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
