@@ -2,6 +2,7 @@
 """bench/stream_memory.py - peak memory of streaming `train -k` (issue 22).
 
   stream_memory.py images DATA [--ref-train BIN] [--upstream BIN] [--threads N]
+                    [--solver S] [--kernel anne|iforest] [--psi G]
   stream_memory.py growth OUTDIR [--rows 100000,1000000] [--dims 54]
   stream_memory.py make-dense OUT --rows N [--dims 54] [--seed S]
 
@@ -10,7 +11,8 @@ peak resident set size of the whole process:
   - upstream's `train -s 1` (--upstream, default liblinear-train, Debian's
     liblinear-tools),
   - --ref-train (e.g. the main branch's train, which reads every raw row
-    first) and ./train, both `-k anne -t 100 -g 256 -s 1`,
+    first) and ./train, both `-k anne -t 100 -g 256 -s 1` (or --kernel,
+    --psi, --solver: upstream then runs that -s too),
   - ./predict with that model on the first 10, 10000 and all rows of DATA
     (peak memory flat in the test file's length),
 and prints a Markdown table with the .ik file's bytes and the cells' bytes
@@ -64,10 +66,10 @@ def images(a):
     data = Path(a.data)
     work = Path(a.work or data.parent)
     rows = rows_of(data)
-    kopts = ["-k", "anne", "-t", T, "-g", PSI, "-s", "1", "-m", a.threads, "-q"]
+    kopts = ["-k", a.kernel, "-t", T, "-g", a.psi, "-s", a.solver, "-m", a.threads, "-q"]
     table = []
-    up, up_s = peak([a.upstream, "-s", "1", "-q", data, work / "up.model"])
-    table.append(("upstream train -s 1 (" + a.upstream + ")", up, up_s))
+    up, up_s = peak([a.upstream, "-s", a.solver, "-q", data, work / "up.model"])
+    table.append((f"upstream train -s {a.solver} (" + a.upstream + ")", up, up_s))
     if a.ref_train:
         ref, ref_s = peak([a.ref_train, *kopts, data, work / "ref.model"])
         table.append(("reference train -k (" + a.ref_train + ")", ref, ref_s))
@@ -83,7 +85,7 @@ def images(a):
         p, s = peak([ROOT / "predict", "-m", a.threads, test, work / "new.model", work / "out"])
         table.append((f"predict, {n} test rows", p, s))
     goal = 1.25 * (ik + cells) + 32 * MB
-    print(f"data: {data.name}, {rows} rows; t = {T}, psi = {PSI}")
+    print(f"data: {data.name}, {rows} rows; -k {a.kernel} -t {T} -g {a.psi} -s {a.solver}")
     print(f".ik file: {ik / MB:.1f} MB; cells: {cells / MB:.1f} MB (rows x t x 2 bytes);"
         f" goal 1.25 x (.ik + cells) + 32 MB = {goal / MB:.1f} MB\n")
     print("| run | peak RSS (MB) | wall (s) |")
@@ -137,6 +139,9 @@ def main():
     i.add_argument("--upstream", default="liblinear-train")
     i.add_argument("--threads", default="2")
     i.add_argument("--work")
+    i.add_argument("--solver", default="1")
+    i.add_argument("--kernel", default="anne")
+    i.add_argument("--psi", default=str(PSI))
     g = sub.add_parser("growth")
     g.add_argument("outdir")
     g.add_argument("--rows", default="100000,1000000")

@@ -121,7 +121,7 @@ static void sample_mean(const struct ikmap *map, double *mean)
 		mean[j] = 0;
 	int64_t nnz = map->sample_start[map->nsamples];
 	for (int64_t e = 0; e < nnz; e++)
-		mean[map->sample_index[e]] += map->sample_scaled[e];
+		mean[map->sample_index[e]] += ikmap_sample_scaled(map, e);
 	for (int j = 1; j <= map->dim; j++)
 		mean[j] /= map->nsamples;
 }
@@ -134,7 +134,7 @@ static double centred_sample(const struct ikmap *map, const double *mean, int s,
 	for (int j = 1; j <= map->dim; j++) {
 		double c = -mean[j];
 		if (e < end && map->sample_index[e] == j)
-			c = map->sample_scaled[e++] - mean[j];
+			c = ikmap_sample_scaled(map, e++) - mean[j];
 		sq += c * c;
 		out[j - 1] = flushed_float(c);
 	}

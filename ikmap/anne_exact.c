@@ -95,10 +95,8 @@ struct ikmap_bound ikmap_gpu_bound(int dim)
 
 double ikmap_reference_distance(const struct ikmap *map, const struct feature_node *x, int s)
 {
-	const int *ci = map->sample_index + map->sample_start[s];
-	const double *cv = map->sample_scaled + map->sample_start[s];
-	int64_t cn = map->sample_start[s + 1] - map->sample_start[s];
-	int64_t e = 0;
+	int64_t e = map->sample_start[s], cn = map->sample_start[s + 1];
+	const int *ci = map->sample_index;
 	double sum = 0;
 	/*
 	 * Ascending merge of x and c: the sum over all j = 1..d in order,
@@ -108,15 +106,19 @@ double ikmap_reference_distance(const struct ikmap *map, const struct feature_no
 		int j = f->index;
 		if (j < 1 || j > map->dim)
 			continue;
-		for (; e < cn && ci[e] < j; e++)
-			sum += cv[e] * cv[e];
+		for (; e < cn && ci[e] < j; e++) {
+			double c = ikmap_sample_scaled(map, e);
+			sum += c * c;
+		}
 		double diff = ikmap_apply(map, j, f->value);
 		if (e < cn && ci[e] == j)
-			diff -= cv[e++];
+			diff -= ikmap_sample_scaled(map, e++);
 		sum += diff * diff;
 	}
-	for (; e < cn; e++)
-		sum += cv[e] * cv[e];
+	for (; e < cn; e++) {
+		double c = ikmap_sample_scaled(map, e);
+		sum += c * c;
+	}
 	return sum;
 }
 

@@ -48,16 +48,23 @@ static int scale_samples(struct ikmap *map)
 	int64_t nnz = map->sample_start[u];
 	if (ikmap_set_keys(map, map->sample_index, nnz))
 		return -1;
-	map->sample_scaled = malloc(((size_t)nnz + 1) * sizeof(double));
+	/* a scaled copy only where computing a value again is dear (ikmap_impl.h) */
+	if (map->scaled == 4 && !map->sample_scaled) {
+		double *scaled = malloc(((size_t)nnz + 1) * sizeof(double));
+		if (!scaled)
+			return -1;
+		for (int64_t e = 0; e < nnz; e++)
+			scaled[e] = ikmap_apply(map, map->sample_index[e], map->sample_value[e]);
+		map->sample_scaled = scaled;
+	}
 	map->sample_sqnorm = malloc((size_t)u * sizeof(double));
 	map->part_maxnorm = malloc((size_t)map->t * sizeof(double));
-	if (!map->sample_scaled || !map->sample_sqnorm || !map->part_maxnorm)
+	if (!map->sample_sqnorm || !map->part_maxnorm)
 		return -1;
 	for (int s = 0; s < u; s++) {
 		double sq = 0;
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
-			double v = ikmap_apply(map, map->sample_index[e], map->sample_value[e]);
-			map->sample_scaled[e] = v;
+			double v = ikmap_sample_scaled(map, e);
 			sq += v * v;
 		}
 		map->sample_sqnorm[s] = sq;
@@ -171,7 +178,7 @@ static int build_postings(struct ikmap *map)
 		for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
 			int64_t p = count[key_at[e]]++;
 			map->post_sample[p] = s;
-			map->post_value[p] = map->sample_scaled[e];
+			map->post_value[p] = ikmap_sample_scaled(map, e);
 		}
 	free(count);
 	free(key_at);
@@ -186,7 +193,7 @@ static int centre_mean(struct ikmap *map)
 		return -1;
 	int64_t nnz = map->sample_start[map->nsamples];
 	for (int64_t e = 0; e < nnz; e++)
-		map->mean[map->sample_index[e]] += map->sample_scaled[e];
+		map->mean[map->sample_index[e]] += ikmap_sample_scaled(map, e);
 	for (int j = 1; j <= map->dim; j++)
 		map->mean[j] /= map->nsamples;
 	return 0;
@@ -201,7 +208,7 @@ double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row)
 	for (int j = 1; j <= map->dim; j++) {
 		double c = -mean[j];
 		if (e < end && map->sample_index[e] == j)
-			c = map->sample_scaled[e++] - mean[j];
+			c = ikmap_sample_scaled(map, e++) - mean[j];
 		sq += c * c;
 		row[j - 1] = -2 * (float)c;
 	}
@@ -229,7 +236,7 @@ static double centred_norm(const struct ikmap *map, int s)
 	for (int j = 1; j <= map->dim; j++) {
 		double c = -mean[j];
 		if (e < end && map->sample_index[e] == j)
-			c = map->sample_scaled[e++] - mean[j];
+			c = ikmap_sample_scaled(map, e++) - mean[j];
 		sq += c * c;
 	}
 	return sqrt(sq);
@@ -238,7 +245,7 @@ static double centred_norm(const struct ikmap *map, int s)
 /*
  * What both dense variants need: the mean, dense_ld and each
  * partitioning's largest centred norm (the pruned path, anne_prune.c,
- * keeps its own rows per distinct sample and needs no centre matrix).
+ * makes the rows it needs per block of partitionings and needs no centre matrix).
  */
 static int dense_basics(struct ikmap *map)
 {

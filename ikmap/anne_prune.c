@@ -63,8 +63,14 @@
  * (PRUNE_MIN_PSI), builds it, maps PROBE_ROWS sampled rows with it
  * (pruning_ratio below) and keeps it only when the estimate beats both
  * plain paths; ikmap_anne_dense_map then hands its rows here. A pruned
- * map keeps the dense rows once per distinct sample (the plain path's
- * t psi centre matrix is not built). The thin bound GEMM is always the
+ * map holds no dense centre rows at all (neither the plain path's t psi
+ * matrix nor one per sample): each mapping thread makes those of a block
+ * of partitionings from the stored samples when a tile of rows needs
+ * them (begin_block, centre_row), so the map stays the samples plus the
+ * thin bound structure. That costs time (on 784-d rows, t = 100, psi =
+ * 256, tiles of 1024 rows: 25 rows made per mapped row, the map's CPU
+ * time about 1.3 times that with rows held) for memory (65 MB of rows on
+ * 60000 such rows). The thin bound GEMM is always the
  * built-in kernel (sgemm.h), the full scores this file's dot products.
  * The cells never depend on P, on the tiling, on the GEMM or on the
  * thread count.
@@ -95,8 +101,14 @@
 #define PCA_BLOCK 16
 /* eta above this: no pruning (never seen; Gram-Schmidt twice gives ~1e-15). */
 #define ETA_LIMIT 0x1p-30
-/* Rows per tile and lower-bound columns per GEMM (whole partitionings). */
-#define TILE_ROWS 512
+/*
+ * Rows per tile and lower-bound columns per GEMM (whole partitionings).
+ * A tile makes every centre's dense row once (begin_block), t psi rows
+ * for its TILE_ROWS rows: 1024 rather than 512 halves that per mapped row
+ * (784-d MNIST-like rows, psi 256, one thread: map CPU time 1.67 -> 1.26 x
+ * that of rows held per sample; bench/results/issue22-stream.md).
+ */
+#define TILE_ROWS 1024
 #define TILE_COLS 512
 /* Rows with a larger centred norm (or a NaN) take the reference distance. */
 #define ROW_NORM_LIMIT 0x1p60
@@ -108,6 +120,8 @@
 #define GATHER_BLOCK 32
 /* Survivors are scored in order of their bounds when there are at most this many. */
 #define SORT_MAX 64
+/* Tiles of at least this many rows make all their centres' rows at once (begin_block). */
+#define EAGER_ROWS 64
 /* Survivors whose rows are fetched ahead of their dot products (prefetch_row). */
 #define PREFETCH_ROWS 8
 
@@ -118,7 +132,18 @@ struct ikmap_prune {
 	double *pm;		/* [p]: P m */
 	double mean_norm;	/* ||m|| */
 	float *centre;		/* [t psi][ld] */
-	float *rows;		/* [nsamples][dim + 2]: the dense path's row of each distinct sample */
+	/*
+	 * The dense path's row of a sample (ikmap_anne_dense_row) is made
+	 * when a mapping thread first needs it in a block of partitionings
+	 * (dense_row), not held for every sample: from empty, the row of a
+	 * sample with no nonzeros ([-2 (0 - m), 0, 1]; its squared-norm entry
+	 * is the sample's own), the sample's nonzeros and sample_sq, its
+	 * ||c - m||^2 summed as ikmap_anne_dense_row sums it. So the floats are
+	 * that function's, bit for bit, and the map is not held twice (these
+	 * rows were 65 MB beside the 94 MB of samples on 784-d data).
+	 */
+	float *empty;		/* [dim + 2] */
+	double *sample_sq;	/* [nsamples] */
 	double *part_maxz;	/* [t]: largest ||z_c|| of each partitioning */
 	struct ikmap_bound low;	/* float GEMM bound in p + 1 dimensions */
 	double margin_rel;	/* Mrel */
@@ -470,7 +495,7 @@ static int principal_directions(const struct ikmap *map, int p, double *q)
 			for (int j = 1; j <= d; j++) {
 				double v = -map->mean[j];
 				if (e < end && map->sample_index[e] == j)
-					v += map->sample_scaled[e++];
+					v += ikmap_sample_scaled(map, e++);
 				blk[(size_t)b * d + (size_t)(j - 1)] = (float)v;
 			}
 		}
@@ -539,7 +564,8 @@ void ikmap_prune_free(struct ikmap_prune *pr)
 	free(pr->pt);
 	free(pr->pm);
 	free(pr->centre);
-	free(pr->rows);
+	free(pr->empty);
+	free(pr->sample_sq);
 	free(pr->part_maxz);
 	free(pr);
 }
@@ -573,8 +599,10 @@ static struct ikmap_prune *build(const struct ikmap *map)
 	pr->centre = malloc(m * (size_t)pr->ld * sizeof(float));
 	pr->part_maxz = calloc((size_t)map->t, sizeof(double));
 	zs = malloc((size_t)map->nsamples * (size_t)pr->ld * sizeof(float));
-	pr->rows = malloc((size_t)map->nsamples * ((size_t)d + 2) * sizeof(float));
-	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs || !pr->rows)
+	pr->empty = malloc(((size_t)d + 2) * sizeof(float));
+	pr->sample_sq = malloc((size_t)map->nsamples * sizeof(double));
+	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs || !pr->empty
+			|| !pr->sample_sq)
 		goto fail;
 	if (principal_directions(map, p, q))
 		goto fail;
@@ -597,6 +625,10 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			pr->pm[i] += pr->pt[(size_t)j * p + i] * map->mean[j];
 	}
 	pr->mean_norm = sqrt(mm);
+	for (int j = 1; j <= d; j++)
+		pr->empty[j - 1] = -2 * (float)-map->mean[j];
+	pr->empty[d] = 0;
+	pr->empty[d + 1] = 1;
 	pr->low = ikmap_float_bound(p + 1);
 	pr->margin_rel = margin_rel(d, p, eta);
 	struct kernels kn = pick_kernels(d);
@@ -617,21 +649,17 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
 			int nnz = 0;
 			double sq = 0;
-			/* the dense path's row in the same pass: ikmap_anne_dense_row's
-			 * values, in its order (a second pass over d cost 5-10 % of the build) */
-			float *dense = pr->rows + (size_t)s * ((size_t)d + 2);
+			/* ||c - m||^2 in ikmap_anne_dense_row's order (dense_row) */
 			for (int j = 1; j <= d; j++) {
 				double c = -map->mean[j];
 				if (e < end && map->sample_index[e] == j) {
 					feat[nnz] = j;
-					val[nnz++] = map->sample_scaled[e];
-					c = map->sample_scaled[e++] - map->mean[j];
+					val[nnz++] = ikmap_sample_scaled(map, e);
+					c = ikmap_sample_scaled(map, e++) - map->mean[j];
 				}
 				sq += c * c;
-				dense[j - 1] = -2 * (float)c;
 			}
-			dense[d] = (float)sq;
-			dense[d + 1] = 1;
+			pr->sample_sq[s] = sq;
 			double y[PRUNE_DIRS];
 			kn.project(pr->pt, feat, val, nnz, y);
 			double yy = 0;
@@ -757,6 +785,17 @@ struct workspace {
 	double *value;		/* [dim + 1] */
 	int *cand;		/* [psi + 1]: see workspace_init */
 	float *score;		/* [psi] */
+	/*
+	 * The dense rows of the current block of partitionings' centres
+	 * ([cols][dense_ld], column (k - k0) psi + i), each made on first use
+	 * in the block: stamp[col] == block says it is there. A block is
+	 * reused by every row of a tile, so each row is made at most once per
+	 * tile and block (about t psi / TILE_ROWS rows per mapped row).
+	 */
+	float *block;
+	unsigned *stamp;	/* [cols] */
+	unsigned block_id;	/* never 0 once a block began: 0 marks no row */
+	int k0;			/* the block's first partitioning */
 	unsigned char *flags;	/* [psi] */
 	/* counters for measurements (ikmap_prune_stats) */
 	uint64_t pairs, full_scores, exact;
@@ -819,6 +858,85 @@ static const struct feature_node *row_nodes(const struct ikmap *map,
 	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
+/* Writes ikmap_anne_dense_row's row of sample s at row (see struct ikmap_prune). */
+static void dense_row(const struct ikmap *map, const struct ikmap_prune *pr, int s, float *row)
+{
+	int dim = map->dim;
+	int64_t start = map->sample_start[s], n = map->sample_start[s + 1] - start;
+	const int *idx = map->sample_index + start;
+	const double *mean = map->mean, *f = map->factor;
+	memcpy(row, pr->empty, ((size_t)dim + 2) * sizeof(float));
+	/* ikmap_sample_scaled's values, the case chosen once (a scaled copy, factors, none) */
+	if (map->sample_scaled || !f) {
+		const double *v = (map->sample_scaled ? map->sample_scaled : map->sample_value) + start;
+		for (int64_t e = 0; e < n; e++)
+			row[idx[e] - 1] = -2 * (float)(v[e] - mean[idx[e]]);
+	} else {
+		const double *v = map->sample_value + start;
+		for (int64_t e = 0; e < n; e++) {
+			int j = idx[e];
+			row[j - 1] = -2 * (float)(v[e] * f[j] - mean[j]);
+		}
+	}
+	row[dim] = (float)pr->sample_sq[s];
+}
+
+/* Asks for sample s's stored nonzeros to be brought into cache (a hint only). */
+static void prefetch_sample(const struct ikmap *map, int s)
+{
+#if defined(__GNUC__)
+	for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e += 16)
+		__builtin_prefetch(map->sample_index + e, 0, 3);
+	for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e += 8)
+		__builtin_prefetch(map->sample_value + e, 0, 3);
+#else
+	(void)map;
+	(void)s;
+#endif
+}
+
+/* The dense row of centre i of partitioning k (in the current block), made when missing. */
+static const float *centre_row(const struct ikmap *map, const struct ikmap_prune *pr,
+	struct workspace *w, int k, int i)
+{
+	size_t col = (size_t)(k - w->k0) * (size_t)map->psi + (size_t)i;
+	float *row = w->block + col * (size_t)map->dense_ld;
+	if (w->stamp[col] != w->block_id) {
+		dense_row(map, pr, map->centre[(size_t)k * map->psi + (size_t)i], row);
+		w->stamp[col] = w->block_id;
+	}
+	return row;
+}
+
+/*
+ * Starts a block of partitionings k0..k0+parts-1: every row of the last
+ * one is stale. A tile of many rows will need nearly every centre's row
+ * (each row scores a few per partitioning), so they are all made at once,
+ * the next sample fetched while one is written (the samples' first
+ * cache misses were most of the making); a few rows make theirs on use.
+ */
+static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
+	struct workspace *w, int k0, int parts, int nrows, int cols)
+{
+	w->k0 = k0;
+	if (++w->block_id == 0) {	/* wrapped: no stamp may match by accident */
+		memset(w->stamp, 0, (size_t)cols * sizeof *w->stamp);
+		w->block_id = 1;
+	}
+	if (nrows < EAGER_ROWS)
+		return;
+	const int *sample = map->centre + (size_t)k0 * map->psi;
+	int n = parts * map->psi;
+	if (n > 1)
+		prefetch_sample(map, sample[1]);
+	for (int c = 0; c < n; c++) {
+		if (c + 2 < n)
+			prefetch_sample(map, sample[c + 2]);
+		dense_row(map, pr, sample[c], w->block + (size_t)c * map->dense_ld);
+		w->stamp[c] = w->block_id;
+	}
+}
+
 /*
  * The cell of row r (packed in w) in partitioning k, from its lower bounds
  * low[0..psi) and best, the first of their lowest (kn->first_min).
@@ -828,7 +946,6 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	const float *low, int best, const float *xrow, double a, double az, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
-	const int *sample = map->centre + (size_t)k * psi;
 	double b = map->part_maxnorm_centred[k];
 	double e = ikmap_bound_at(&kn->full, a, b);
 	double e1 = ikmap_bound_at(&pr->low, az, pr->part_maxz[k]);
@@ -842,14 +959,12 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
 	 */
 	double slack = e + e1 + margin;
-	float u = kn->dot(xrow, pr->rows + (size_t)sample[best] * ld, ld);
+	float u = kn->dot(xrow, centre_row(map, pr, w, k, best), ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
 	int n = 1 + kn->gather(low, psi, thr, best, w->cand + 1);
 	w->pairs += (uint64_t)psi;
-	for (int c = 1; c < n && c <= PREFETCH_ROWS; c++)
-		prefetch_row(pr->rows + (size_t)sample[w->cand[c]] * ld, ld);
 	if (n > 1 && n <= SORT_MAX) {
 		/* insertion sort of the survivors by bound (few of them) */
 		for (int c = 2; c < n; c++) {
@@ -865,7 +980,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 			n = c;	/* sorted: the rest clear U too */
 			break;
 		}
-		float s = kn->dot(xrow, pr->rows + (size_t)sample[i] * ld, ld);
+		float s = kn->dot(xrow, centre_row(map, pr, w, k, i), ld);
 		w->score[c] = s;
 		if (s < u) {
 			u = s;
@@ -955,10 +1070,11 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
+		begin_block(map, pr, w, k0, parts, nrows, parts_per * psi);
 		/*
 		 * Row-major: the row stays in L1 while the block's centres come
 		 * from L2 or L3. Each partitioning's lowest bound is found one
-		 * step ahead and its centre's row fetched early (prefetch_row).
+		 * step ahead and its centre's row, when made, fetched early (prefetch_row).
 		 */
 		int next = -1, next_best = 0;
 		for (int r = 0; r < nrows; r++)
@@ -976,8 +1092,9 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 					next = nr * parts + np;
 					next_best = kn->first_min(w->low + (size_t)nr * cols
 						+ (size_t)np * psi, psi);
-					prefetch_row(pr->rows + (size_t)map->centre[(size_t)(k0 + np)
-						* psi + (size_t)next_best] * ld, ld);
+					size_t col = (size_t)np * psi + (size_t)next_best;
+					if (w->stamp[col] == w->block_id)
+						prefetch_row(w->block + col * ld, ld);
 				}
 				int cell = prune_cell(map, pr, kn, in, row, k0 + p, low, best,
 					w->x + (size_t)r * ld, w->norm[r], w->znorm[r], w);
@@ -1013,8 +1130,10 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->cand = malloc(((size_t)map->psi + 1 + GATHER_SLACK) * sizeof(int));
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
+	w->block = malloc((size_t)cols * (size_t)map->dense_ld * sizeof(float));
+	w->stamp = calloc((size_t)cols, sizeof *w->stamp);
 	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
-		&& w->score && w->flags && (!dense || w->scratch) ? 0 : -1;
+		&& w->score && w->flags && w->block && w->stamp && (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
@@ -1030,6 +1149,8 @@ static void workspace_free(struct workspace *w)
 	free(w->cand);
 	free(w->score);
 	free(w->flags);
+	free(w->block);
+	free(w->stamp);
 }
 
 /* Totals of the last pruned mapping (for measurements; not thread-safe across maps). */

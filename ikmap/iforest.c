@@ -341,32 +341,80 @@ static int concatenate(struct ikmap *map, struct tree *trees)
 	return 0;
 }
 
-int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
-	const int *drawn, struct rng *rngs, int threads, char *err)
+/*
+ * Rows a group of trees asks the source for at once (at least one tree
+ * per thread): the drawn rows are never all held as nodes (20000-odd
+ * rows of 784-d images were 125 MB beside a 0.8 MB forest). Each tree's
+ * draws and generator are its own, so the grouping changes no tree.
+ */
+#define FOREST_GROUP_ROWS 2048
+
+/*
+ * The distinct ranks drawn by trees k0..k1-1, ascending, into list
+ * (seen[r] == mark: already listed); returns how many.
+ */
+static size_t group_ranks(const struct ikmap *map, const int *drawn, int k0, int k1, int *seen,
+	int mark, int *list)
 {
+	size_t n = 0;
+	for (size_t j = (size_t)k0 * map->psi; j < (size_t)k1 * map->psi; j++)
+		if (seen[drawn[j]] != mark) {
+			seen[drawn[j]] = mark;
+			list[n++] = drawn[j];
+		}
+	qsort(list, n, sizeof *list, cmp_int);
+	return n;
+}
+
+int ikmap_grow_forest(struct ikmap *map, const int *drawn, const int *ids, size_t u,
+	ikmap_row_source source, void *context, struct rng *rngs, int threads, char *err)
+{
+	int group = FOREST_GROUP_ROWS / map->psi;
+	if (group < threads)
+		group = threads;
+	if (group < 1)
+		group = 1;
+	if (group > map->t)
+		group = map->t;
+	size_t most = (size_t)group * (size_t)map->psi;
 	struct tree *trees = calloc((size_t)map->t, sizeof *trees);
-	if (!trees) {
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	int failed = 0;
+	struct feature_node **rows = calloc(u > 0 ? u : 1, sizeof *rows);	/* by rank */
+	struct feature_node **got = malloc(most * sizeof *got);
+	int *seen = calloc(u > 0 ? u : 1, sizeof *seen);
+	int *list = malloc(most * sizeof *list), *want = malloc(most * sizeof *want);
+	int failed = !trees || !rows || !got || !seen || !list || !want, no_rows = 0;
+	for (int k0 = 0; k0 < map->t && !failed; k0 += group) {
+		int k1 = map->t - k0 < group ? map->t : k0 + group;
+		size_t n = group_ranks(map, drawn, k0, k1, seen, k0 + 1, list);
+		for (size_t i = 0; i < n; i++)
+			want[i] = ids[list[i]];
+		if (source(context, want, n, got, err)) {
+			no_rows = failed = 1;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			rows[list[i]] = got[i];
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
-	for (int k = 0; k < map->t; k++)
-		failed |= grow_tree(map, rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
-			&trees[k]) != 0;
+		for (int k = k0; k < k1; k++)
+			failed |= grow_tree(map, rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
+				&trees[k]) != 0;
+	}
 	if (!failed)
 		failed = concatenate(map, trees);
-	for (int k = 0; k < map->t; k++) {
+	for (int k = 0; trees && k < map->t; k++) {
 		free(trees[k].feature);
 		free(trees[k].child);
 		free(trees[k].split);
 	}
 	free(trees);
-	if (failed) {
+	free(rows);
+	free(got);
+	free(seen);
+	free(list);
+	free(want);
+	if (failed && !no_rows)	/* the source said why itself */
 		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	return 0;
+	return failed ? -1 : 0;
 }
 
 int ikmap_forest_prepare(struct ikmap *map, char *err)

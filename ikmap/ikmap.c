@@ -212,7 +212,6 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 {
 	struct rng *rngs = NULL;
 	int *drawn = NULL, *ids = NULL;
-	struct feature_node **rows = NULL;
 	size_t m = (size_t)map->t * (size_t)map->psi, u = 0;
 	int status = 0;
 	if (ikmap_partition_rngs(map->seed, map->t, &rngs)) {
@@ -221,7 +220,7 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 	}
 	if (!status && !(drawn = draw_rows(n, map->t, map->psi, rngs, threads, err)))
 		status = -1;
-	if (!status && (!(ids = malloc(m * sizeof *ids)) || !(rows = malloc(m * sizeof *rows)))) {
+	if (!status && !(ids = malloc(m * sizeof *ids))) {
 		ikmap_error(err, "out of memory");
 		status = -1;
 	}
@@ -234,18 +233,18 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 		for (size_t j = 0; j < m; j++)
 			drawn[j] = (int)((int *)bsearch(&drawn[j], ids, u, sizeof *ids,
 				cmp_row_number) - ids);
-		status = source(context, ids, u, rows, err);
 	}
 	if (!status) {
+		/* both ask for the drawn rows a part at a time (anne_collect.c, iforest.c) */
 		if (map->method == IKMAP_ANNE)
-			status = ikmap_anne_collect(map, rows, drawn, err);
+			status = ikmap_anne_collect(map, drawn, ids, u, source, context, err);
 		else
-			status = ikmap_grow_forest(map, rows, drawn, rngs, threads, err);
+			status = ikmap_grow_forest(map, drawn, ids, u, source, context, rngs, threads,
+				err);
 		source(context, NULL, 0, NULL, err);	/* the drawn rows are no longer needed */
 	}
 	if (!status)
 		status = ikmap_prepare(map, err);
-	free(rows);
 	free(ids);
 	free(rngs);
 	free(drawn);

@@ -240,11 +240,14 @@ struct ikmap *ikmap_build(struct feature_node *const *rows, int n, int d,
  * ascending, finite values, non-negative where ikmap_needs_nonnegative):
  * the scan does not check them. ikmap_build_scanned then builds the map
  * of those n rows of dimension d: the draws depend on n and the seed
- * alone, and only the drawn rows are read, through source, called once
- * with the ascending distinct row numbers ids[0..count-1] (0-based, in
- * the scan's order) to set rows[i] to row ids[i] (valid until the next
- * call), and once more with ids and rows NULL and count 0 when they are
- * no longer needed; it returns 0, or -1 with err set. Min-max and acos
+ * alone, and only the drawn rows are read, through source, called with
+ * the ascending distinct row numbers ids[0..count-1] (0-based, in the
+ * scan's order) to set rows[i] to row ids[i] (valid until the next call):
+ * aNNE asks for them in consecutive parts of at most 1024 rows (it keeps
+ * its own copy of each), iForest a group of trees' rows at a time (about
+ * 2048 draws; a row drawn by several groups is asked for by each); then
+ * once more with ids and rows NULL and count 0 when they are no longer
+ * needed; it returns 0, or -1 with err set. Min-max and acos
  * draw no rows and never call it. ikmap_build is exactly this over rows
  * in memory, so both give the same map, byte for byte. NULL (or -1) with
  * err set on error; ikmap_scan_new gives NULL only when out of memory.

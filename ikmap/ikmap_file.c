@@ -97,28 +97,39 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 
 /* ---- writing ---- */
 
-/* Bytes hashed at a time when only the checksum is wanted. */
+/* Bytes hashed (and written) at a time when no whole file image is wanted. */
 #define HASH_CHUNK 4096
 
 /*
- * Writes either a whole file image (start NULL) or, for the checksum
- * alone, into a chunk of HASH_CHUNK bytes at start that is hashed into
- * hash and reused whenever it fills (so the checksum needs no buffer of
- * the file's size and cannot fail).
+ * Writes either a whole file image (start NULL) or into a chunk of
+ * HASH_CHUNK bytes at start that is hashed into hash, written to fp (when
+ * not NULL) and reused whenever it fills: the checksum and ikmap_write
+ * need no buffer of the file's size (a 94 MB map's image used to be held
+ * beside the map while it was saved). failed: a write to fp failed.
  */
 struct writer {
 	unsigned char *p;
 	unsigned char *start;
 	uint64_t hash;
+	FILE *fp;
+	int failed;
 };
+
+/* Hashes (and writes) the chunk's bytes, and empties it. */
+static void flush_chunk(struct writer *w)
+{
+	size_t n = (size_t)(w->p - w->start);
+	w->hash = fnv1a_more(w->hash, w->start, n);
+	if (w->fp && !w->failed && fwrite(w->start, 1, n, w->fp) != n)
+		w->failed = 1;
+	w->p = w->start;
+}
 
 /* Room for one more number (at most 8 bytes). */
 static void room(struct writer *w)
 {
-	if (w->start && w->p - w->start > HASH_CHUNK - 8) {
-		w->hash = fnv1a_more(w->hash, w->start, (size_t)(w->p - w->start));
-		w->p = w->start;
-	}
+	if (w->start && w->p - w->start > HASH_CHUNK - 8)
+		flush_chunk(w);
 }
 
 static void put_u32(struct writer *w, uint32_t v)
@@ -251,7 +262,7 @@ static void put_stored(const struct ikmap *map, struct writer *w)
 /* Writes the whole file image into buf (file_bytes long), checksum included. */
 static void serialize(const struct ikmap *map, unsigned char *buf)
 {
-	struct writer w = { buf, NULL, 0 };
+	struct writer w = { buf, NULL, 0, NULL, 0 };
 	put_stored(map, &w);
 	put_u64(&w, fnv1a(buf, (size_t)(w.p - buf)));
 }
@@ -259,25 +270,25 @@ static void serialize(const struct ikmap *map, unsigned char *buf)
 uint64_t ikmap_stored_checksum(const struct ikmap *map)
 {
 	unsigned char chunk[HASH_CHUNK];
-	struct writer w = { chunk, chunk, FNV_OFFSET };
+	struct writer w = { chunk, chunk, FNV_OFFSET, NULL, 0 };
 	put_stored(map, &w);
-	return fnv1a_more(w.hash, chunk, (size_t)(w.p - chunk));
+	flush_chunk(&w);
+	return w.hash;
 }
 
 int ikmap_write(const struct ikmap *map, FILE *fp, char *err)
 {
-	size_t n = file_bytes(map);
-	unsigned char *buf = malloc(n);
-	if (!buf) {
-		ikmap_error(err, "out of memory");
+	unsigned char chunk[HASH_CHUNK];
+	struct writer w = { chunk, chunk, FNV_OFFSET, fp, 0 };
+	put_stored(map, &w);
+	flush_chunk(&w);
+	put_u64(&w, w.hash);	/* the checksum of every byte before it */
+	flush_chunk(&w);
+	if (w.failed) {
+		ikmap_error(err, "write error: %s", strerror(errno));
 		return -1;
 	}
-	serialize(map, buf);
-	int status = fwrite(buf, 1, n, fp) == n ? 0 : -1;
-	if (status)
-		ikmap_error(err, "write error: %s", strerror(errno));
-	free(buf);
-	return status;
+	return 0;
 }
 
 int ikmap_save(const struct ikmap *map, const char *path, char *err)
@@ -300,12 +311,53 @@ int ikmap_save(const struct ikmap *map, const char *path, char *err)
 
 /* ---- reading ---- */
 
+/*
+ * The bytes being decoded: either a whole file image in memory (fp NULL:
+ * p runs through it; its size was checked, so nothing runs past its end)
+ * or an open file read a chunk at a time (ikmap_load: a map is never held
+ * twice, as parsed arrays and as the file's bytes). In file mode every
+ * byte read from the file, up to the checksum's 8, is hashed as it
+ * arrives (hash_left counts what remains to be hashed); short: the file
+ * ended early (it shrank after its size was checked).
+ */
+#define READ_CHUNK 65536
 struct reader {
-	const unsigned char *p;
+	const unsigned char *p, *end;
+	FILE *fp;
+	unsigned char *chunk;	/* file mode: READ_CHUNK bytes */
+	uint64_t hash, hash_left;
+	int short_read;
 };
+
+/*
+ * File mode: makes sure n (<= 8) bytes are at hand, reading no further
+ * than the body (the checksum is read apart); past its end (a file that
+ * shrank after its size was checked) they read as zeros and short_read is set.
+ */
+static void need(struct reader *r, size_t n)
+{
+	if (!r->fp || (size_t)(r->end - r->p) >= n)
+		return;
+	size_t keep = (size_t)(r->end - r->p);
+	memmove(r->chunk, r->p, keep);
+	size_t want = READ_CHUNK - keep;
+	if (want > r->hash_left)
+		want = (size_t)r->hash_left;
+	size_t got = fread(r->chunk + keep, 1, want, r->fp);
+	r->hash = fnv1a_more(r->hash, r->chunk + keep, got);
+	r->hash_left -= got;
+	r->p = r->chunk;
+	r->end = r->chunk + keep + got;
+	if (keep + got < n) {
+		r->short_read = 1;
+		memset(r->chunk + keep + got, 0, n - keep - got);
+		r->end = r->chunk + n;
+	}
+}
 
 static uint32_t get_u32(struct reader *r)
 {
+	need(r, 4);
 	uint32_t v = 0;
 	for (int i = 0; i < 4; i++)
 		v |= (uint32_t)*r->p++ << (8 * i);
@@ -314,6 +366,7 @@ static uint32_t get_u32(struct reader *r)
 
 static uint64_t get_u64(struct reader *r)
 {
+	need(r, 8);
 	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)*r->p++ << (8 * i);
@@ -337,7 +390,7 @@ struct header {
 
 static void read_header(const unsigned char *buf, struct header *h)
 {
-	struct reader r = { buf + sizeof magic };
+	struct reader r = { buf + sizeof magic, NULL, NULL, NULL, 0, 0, 0 };
 	h->version = get_u32(&r);
 	h->method = get_u32(&r);
 	h->t = get_u32(&r);
@@ -578,14 +631,13 @@ static int read_forest(struct ikmap *map, struct reader *r, uint64_t total)
 	map->tree_start[map->t] = (int64_t)at;
 	if (at != total)
 		return 1;
-	const unsigned char *features = r->p, *children = r->p + 4 * total;
-	r->p += 8 * total;
-	struct reader fr = { features }, cr = { children };
-	for (uint64_t i = 0; i < total; i++) {
-		map->node_feature[i] = (int)get_u32(&fr);
-		map->node_child[i] = (int)get_u32(&cr);
+	/* in file order (the reader may be a stream): features, children, splits */
+	for (uint64_t i = 0; i < total; i++)
+		map->node_feature[i] = (int)get_u32(r);
+	for (uint64_t i = 0; i < total; i++)
+		map->node_child[i] = (int)get_u32(r);
+	for (uint64_t i = 0; i < total; i++)
 		map->node_split[i] = get_f64(r);
-	}
 	for (int k = 0; k < map->t; k++) {
 		int64_t base = map->tree_start[k];
 		uint32_t n = (uint32_t)(map->tree_start[k + 1] - base);
@@ -593,43 +645,6 @@ static int read_forest(struct ikmap *map, struct reader *r, uint64_t total)
 			if (!node_valid(map, i, n, (uint32_t)map->node_feature[base + i],
 					(uint32_t)map->node_child[base + i], map->node_split[base + i]))
 				return 1;
-	}
-	return 0;
-}
-
-/* Reads the file after checking its header against its size; 0 or -1. */
-static int read_checked(FILE *fp, const char *path, uint64_t size, unsigned char **buf,
-	char *err)
-{
-	unsigned char head[HEADER_BYTES];
-	struct header h;
-	if (size < HEADER_BYTES + 8) {
-		ikmap_error(err, "%s: too short for an ikmap file (truncated?)", path);
-		return -1;
-	}
-	if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES) {
-		ikmap_error(err, "cannot read %s", path);
-		return -1;
-	}
-	if (memcmp(head, magic, sizeof magic) != 0) {
-		ikmap_error(err, "%s: not an ikmap partitioning file", path);
-		return -1;
-	}
-	read_header(head, &h);
-	if (check_header(&h, size, path, err))
-		return -1;
-	/* The size is now the one the header implies: this is what the file holds. */
-	*buf = malloc((size_t)size);
-	if (!*buf) {
-		ikmap_error(err, "out of memory");
-		return -1;
-	}
-	memcpy(*buf, head, HEADER_BYTES);
-	size_t rest = (size_t)size - HEADER_BYTES;
-	if (fread(*buf + HEADER_BYTES, 1, rest, fp) != rest) {
-		ikmap_error(err, "cannot read %s (truncated?)", path);
-		free(*buf);
-		return -1;
 	}
 	return 0;
 }
@@ -643,23 +658,6 @@ static FILE *open_regular(const char *path, char *err)
 	else if (!fp)
 		ikmap_error(err, "cannot open %s: %s", path, strerror(errno));
 	return fp;
-}
-
-static int read_file(const char *path, unsigned char **buf, uint64_t *size, char *err)
-{
-	FILE *fp = open_regular(path, err);
-	if (!fp)
-		return -1;
-	struct stat st;
-	int status = -1;
-	if (fstat(fileno(fp), &st) != 0) {
-		ikmap_error(err, "cannot read %s: %s", path, strerror(errno));
-	} else {
-		*size = (uint64_t)st.st_size;
-		status = read_checked(fp, path, *size, buf, err);
-	}
-	fclose(fp);
-	return status;
 }
 
 int ikmap_peek(const char *path, int *t, int *psi, char *err)
@@ -712,52 +710,110 @@ int ikmap_peek_columns(const char *path, int64_t *columns, char *err)
 	return status;
 }
 
-static int decode(struct ikmap *map, const unsigned char *buf, const char *path, char *err)
+/*
+ * Decodes the body after a checked header from r into map: 0, -1 (out of
+ * memory) or 1 (a value or index out of range), without a message.
+ */
+static int decode(struct ikmap *map, const struct header *h, struct reader *r)
 {
-	struct header h;
-	read_header(buf, &h);
-	map->method = (enum ikmap_method)h.method;
-	map->t = (int)h.t;
-	map->psi = (int)h.psi;
-	map->dim = (int)h.dim;
-	map->scaled = (int)h.scaled;
-	map->seed = h.seed;
-	struct reader r = { buf + HEADER_BYTES };
-	int status = h.raw ? read_raw(map, &r) : 0;
+	map->method = (enum ikmap_method)h->method;
+	map->t = (int)h->t;
+	map->psi = (int)h->psi;
+	map->dim = (int)h->dim;
+	map->scaled = (int)h->scaled;
+	map->seed = h->seed;
+	int status = h->raw ? read_raw(map, r) : 0;
 	if (!status)
-		status = read_factors(map, &r);
-	if (!status && is_kernel(h.method))
+		status = read_factors(map, r);
+	if (!status && is_kernel(h->method))
 		;	/* parameters only: ikmap_prepare derives the rest */
 	else if (!status && map->method == IKMAP_ANNE)
-		status = read_anne(map, &r, h.count1, h.count2);
+		status = read_anne(map, r, h->count1, h->count2);
 	else if (!status)
-		status = read_forest(map, &r, h.count2);
-	if (status < 0)
+		status = read_forest(map, r, h->count2);
+	return status;
+}
+
+/*
+ * The checks in their order, whatever the source: the checksum first (a
+ * damaged file says so), then out of memory, then the decoded values;
+ * the derived part last. The map, or NULL with err set.
+ */
+static struct ikmap *finish_load(struct ikmap *map, int status, uint64_t stored, uint64_t sum,
+	const char *path, char *err)
+{
+	if (stored != sum)
+		ikmap_error(err, "%s: checksum mismatch: the ikmap file is damaged", path);
+	else if (status < 0)
 		ikmap_error(err, "out of memory");
 	else if (status > 0)
 		ikmap_error(err, "%s: damaged ikmap file (a value or index is out of range)", path);
-	return status ? -1 : 0;
+	else if (ikmap_prepare(map, err) == 0) {
+		atomic_store_explicit(&map->checksum, sum, memory_order_relaxed);
+		atomic_store_explicit(&map->checksum_known, 1, memory_order_relaxed);
+		return map;
+	}
+	ikmap_free(map);
+	return NULL;
 }
 
 /* Decodes a whole file's bytes whose header was checked against size: the map, or NULL. */
 static struct ikmap *load_checked(const unsigned char *buf, uint64_t size, const char *path,
 	char *err)
 {
-	struct reader tail = { buf + size - 8 };
-	uint64_t sum = fnv1a(buf, (size_t)size - 8);
-	struct ikmap *map = NULL;
-	if (get_u64(&tail) != sum) {
-		ikmap_error(err, "%s: checksum mismatch: the ikmap file is damaged", path);
-	} else if (!(map = ikmap_alloc())) {
+	struct header h;
+	read_header(buf, &h);
+	struct reader tail = { buf + size - 8, NULL, NULL, NULL, 0, 0, 0 };
+	uint64_t stored = get_u64(&tail), sum = fnv1a(buf, (size_t)size - 8);
+	if (stored != sum)
+		return finish_load(NULL, 0, stored, sum, path, err);
+	struct ikmap *map = ikmap_alloc();
+	if (!map) {
 		ikmap_error(err, "out of memory");
-	} else if (decode(map, buf, path, err) || ikmap_prepare(map, err)) {
-		ikmap_free(map);
-		map = NULL;
-	} else {
-		atomic_store_explicit(&map->checksum, sum, memory_order_relaxed);
-		atomic_store_explicit(&map->checksum_known, 1, memory_order_relaxed);
+		return NULL;
 	}
-	return map;
+	struct reader r = { buf + HEADER_BYTES, buf + size, NULL, NULL, 0, 0, 0 };
+	return finish_load(map, decode(map, &h, &r), stored, sum, path, err);
+}
+
+/*
+ * Streams an open file of the given size (its header checked against it)
+ * into a map, hashing as it reads; a body that fails a check is read to
+ * its end all the same, so that a damaged file reports the checksum
+ * first, as load_checked does. The map, or NULL with err set.
+ */
+static struct ikmap *load_stream(FILE *fp, const unsigned char *head, uint64_t size,
+	const char *path, char *err)
+{
+	struct header h;
+	read_header(head, &h);
+	struct ikmap *map = ikmap_alloc();
+	unsigned char *chunk = malloc(READ_CHUNK);
+	if (!map || !chunk) {
+		ikmap_free(map);
+		free(chunk);
+		ikmap_error(err, "out of memory");
+		return NULL;
+	}
+	struct reader r = { chunk, chunk, fp, chunk, fnv1a(head, HEADER_BYTES),
+		size - 8 - HEADER_BYTES, 0 };
+	int status = decode(map, &h, &r);
+	/* the rest of the body when decoding stopped early (hashed all the same), then the checksum */
+	while (r.hash_left > 0 && !r.short_read) {
+		r.p = r.end;
+		need(&r, 1);
+	}
+	unsigned char tail[8];
+	int short_read = r.short_read || fread(tail, 1, sizeof tail, fp) != sizeof tail;
+	free(chunk);
+	if (short_read) {
+		ikmap_error(err, "cannot read %s (truncated?)", path);
+		ikmap_free(map);
+		return NULL;
+	}
+	struct reader t = { tail, tail + sizeof tail, NULL, NULL, 0, 0, 0 };
+	uint64_t stored = get_u64(&t);
+	return finish_load(map, status, stored, r.hash, path, err);
 }
 
 struct ikmap *ikmap_from_memory(const void *bytes, size_t size, const char *name, char *err)
@@ -794,11 +850,27 @@ int ikmap_to_memory(const struct ikmap *map, unsigned char **bytes, size_t *size
 
 struct ikmap *ikmap_load(const char *path, char *err)
 {
-	unsigned char *buf;
-	uint64_t size;
-	if (read_file(path, &buf, &size, err))
+	FILE *fp = open_regular(path, err);
+	if (!fp)
 		return NULL;
-	struct ikmap *map = load_checked(buf, size, path, err);
-	free(buf);
+	struct stat st;
+	unsigned char head[HEADER_BYTES];
+	struct header h;
+	struct ikmap *map = NULL;
+	if (fstat(fileno(fp), &st) != 0) {
+		ikmap_error(err, "cannot read %s: %s", path, strerror(errno));
+	} else if ((uint64_t)st.st_size < HEADER_BYTES + 8) {
+		ikmap_error(err, "%s: too short for an ikmap file (truncated?)", path);
+	} else if (fread(head, 1, HEADER_BYTES, fp) != HEADER_BYTES) {
+		ikmap_error(err, "cannot read %s", path);
+	} else if (memcmp(head, magic, sizeof magic) != 0) {
+		ikmap_error(err, "%s: not an ikmap partitioning file", path);
+	} else {
+		read_header(head, &h);
+		/* the size is then the one the header implies: what the file holds */
+		if (check_header(&h, (uint64_t)st.st_size, path, err) == 0)
+			map = load_stream(fp, head, (uint64_t)st.st_size, path, err);
+	}
+	fclose(fp);
 	return map;
 }

@@ -76,12 +76,18 @@ struct ikmap {
 	int nkeys;
 
 	/* derived, aNNE */
-	double *sample_scaled;	/* sample_value * factor */
+	/*
+	 * The samples' scaled values, a copy held only under scale 4, whose
+	 * log1p is too dear to repeat while mapping; NULL under 0-3, where a
+	 * scaled value is one multiplication away (ikmap_sample_scaled), so
+	 * the map is not held twice (issue 22: 63 MB of a 94 MB map).
+	 */
+	double *sample_scaled;
 	double *sample_sqnorm;	/* ||scaled sample||^2 */
 	double *part_maxnorm;	/* [t]: largest centre norm of each partitioning */
 	enum ikmap_path path;	/* DENSE or SPARSE */
 	/* dense path: centres minus mean, row j = [-2 (c_j - mean), ||c_j - mean||^2, 1] in float
-	 * (dense is NULL while the pruned variant, which keeps rows per sample, is in use) */
+	 * (dense is NULL while the pruned variant, which makes rows per block, is in use) */
 	double *mean;		/* [dim+1] */
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
@@ -201,6 +207,17 @@ static inline double ikmap_apply(const struct ikmap *map, int j, double x)
 }
 
 /*
+ * Stored nonzero e's scaled value (ikmap_apply of its raw value): the
+ * held copy under scale 4, else computed, the same bits either way.
+ */
+static inline double ikmap_sample_scaled(const struct ikmap *map, int64_t e)
+{
+	if (map->sample_scaled)
+		return map->sample_scaled[e];
+	return ikmap_apply(map, map->sample_index[e], map->sample_value[e]);
+}
+
+/*
  * ikmap_util.c: feature keys (see span above). ikmap_set_keys sets span, keys and nkeys
  * from count feature indices (each >= 1) at index; 0, or -1 when out of
  * memory. ikmap_feature_key is j's key: j itself (direct) or its position
@@ -247,15 +264,27 @@ int ikmap_partition_rngs(uint64_t seed, int t, struct rng **out);
 int ikmap_sample_distinct(struct rng *g, int n, int psi, int *out);
 
 /* iforest.c */
-int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
-	const int *drawn, struct rng *rngs, int threads, char *err);
+/*
+ * The trees: ids[0..u-1] the distinct drawn rows (ascending), drawn[j]
+ * the rank among them of tree j / psi's draw j % psi; the rows are read
+ * through source a group of trees at a time (ikmap.h, Streaming build).
+ * 0, or -1 with err set.
+ */
+int ikmap_grow_forest(struct ikmap *map, const int *drawn, const int *ids, size_t u,
+	ikmap_row_source source, void *context, struct rng *rngs, int threads, char *err);
 int ikmap_forest_prepare(struct ikmap *map, char *err);
 int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads);
 
 /* anne_collect.c */
-int ikmap_anne_collect(struct ikmap *map, struct feature_node *const *rows, const int *drawn,
-	char *err);
+/*
+ * The samples: ids[0..u-1] the distinct drawn rows (ascending), drawn[j]
+ * (j < t psi) the rank among them of centre j's row; the rows are read
+ * through source a part at a time (ikmap.h, Streaming build). 0, or -1
+ * with err set.
+ */
+int ikmap_anne_collect(struct ikmap *map, const int *drawn, const int *ids, size_t u,
+	ikmap_row_source source, void *context, char *err);
 
 /* anne_path.c */
 int ikmap_anne_prepare(struct ikmap *map, char *err);

@@ -26,7 +26,13 @@
 #include "linear.h"
 #include "reader.h"
 
-#define IK_BATCH_ROWS 4096
+/*
+ * Rows per batch of predict and the ikmap tool: a pruned aNNE tile (1024
+ * rows, ikmap/anne_prune.c) for each thread of a small machine; a batch
+ * holds its rows as nodes (2048 rows of 400 nonzeros are 13 MB; 4096
+ * were 26 MB beside a 100 MB map, issue 22).
+ */
+#define IK_BATCH_ROWS 2048
 
 struct ik_batch {
 	size_t capacity;		/* rows per batch */

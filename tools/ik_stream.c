@@ -12,11 +12,12 @@
 #include "reader.h"
 
 /*
- * Rows read and mapped per batch of the last pass: enough for the
- * mapper's tiles and threads, and small beside the cells (a batch holds
- * its rows as nodes: 1024 rows of 400 nonzeros are 6.5 MB).
+ * Rows read and mapped per batch of the last pass: a pruned aNNE tile
+ * (1024 rows, ikmap/anne_prune.c) for each of two threads, and small
+ * beside the cells (a batch holds its rows as nodes: 2048 rows of 400
+ * nonzeros are 13 MB).
  */
-#define STREAM_BATCH_ROWS 1024
+#define STREAM_BATCH_ROWS 2048
 
 struct ik_stream_pass {
 	const char *name;		/* the path as given, for messages */

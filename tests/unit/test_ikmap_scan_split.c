@@ -189,12 +189,96 @@ START_TEST(split_scans_give_the_whole_scans_map)
 }
 END_TEST
 
+/*
+ * Issue 22: the build asks its row source for the drawn rows a part at a
+ * time (aNNE: consecutive ascending parts of at most 1024 rows; iForest:
+ * a group of trees' rows, at most max(threads, 2048 / psi) * psi), so they
+ * are never all held at once; the map is ikmap_build's all the same.
+ */
+struct counting_source {
+	struct feature_node *const *all;
+	size_t calls, most, total;
+	int last;		/* the last id asked for (aNNE: they only grow) */
+	int ascending;		/* every call's ids ascending, and after the last call's */
+};
+
+static int counting_rows(void *context, const int *ids, size_t count,
+	struct feature_node **rows, char *err)
+{
+	struct counting_source *c = context;
+	(void)err;
+	if (rows == NULL)
+		return 0;
+	c->calls++;
+	c->total += count;
+	c->most = count > c->most ? count : c->most;
+	for (size_t i = 0; i < count; i++) {
+		c->ascending &= ids[i] > c->last;
+		c->last = ids[i];
+		rows[i] = c->all[ids[i]];
+	}
+	return 0;
+}
+
+static void check_parts(const struct data *x, enum ikmap_method method, int psi, int threads)
+{
+	struct ikmap_params p = { method, 20, psi, 5, 1, threads, 0 };
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *whole = ikmap_build(x->row, x->n, x->d, &p, err);
+	ck_assert_msg(whole != NULL, "%s", err);
+	struct ikmap_scan *scan = ikmap_scan_new(&p);
+	ck_assert_ptr_nonnull(scan);
+	for (int pass = 0; pass < ikmap_scan_passes(scan); pass++) {
+		feed(scan, x, 0, x->n);
+		ikmap_scan_end_pass(scan);
+	}
+	struct counting_source c = { x->row, 0, 0, 0, -1, 1 };
+	struct ikmap *parts = ikmap_build_scanned(scan, x->n, x->d, &p, counting_rows, &c, err);
+	ck_assert_msg(parts != NULL, "%s", err);
+	size_t n0, n1;
+	unsigned char *b0 = bytes_of(whole, &n0), *b1 = bytes_of(parts, &n1);
+	ck_assert_msg(n0 == n1 && memcmp(b0, b1, n0) == 0, "%s psi %d, %d threads: another map",
+		ikmap_method_name(method), psi, threads);
+	size_t draws = (size_t)p.t * (size_t)psi;
+	if (method == IKMAP_ANNE) {
+		/* the distinct drawn rows, each once, in ascending parts of at most 1024 */
+		ck_assert_msg(c.ascending, "aNNE asked for rows out of order or twice");
+		ck_assert_uint_le(c.most, 1024);
+		ck_assert_uint_gt(c.total, 1024);	/* so there were several parts */
+		ck_assert_uint_ge(c.calls, 2);
+	} else {
+		size_t group = 2048 / (size_t)psi;
+		group = group < (size_t)threads ? (size_t)threads : group;
+		ck_assert_uint_le(c.most, group * (size_t)psi);
+		ck_assert_uint_le(c.total, draws);
+		ck_assert_uint_ge(c.calls, 2);
+	}
+	free(b0);
+	free(b1);
+	ikmap_free(whole);
+	ikmap_free(parts);
+	ikmap_scan_free(scan);
+}
+
+START_TEST(drawn_rows_are_read_in_parts)
+{
+	/* 20 x 128 = 2560 draws from 3000 rows: about 1700 distinct, more than one part */
+	struct data x = random_data(3000, DIM, 0.6, -2, 3, 21);
+	check_parts(&x, IKMAP_ANNE, 128, 1);
+	check_parts(&x, IKMAP_IFOREST, 128, 1);
+	check_parts(&x, IKMAP_IFOREST, 128, 2);
+	check_parts(&x, IKMAP_IFOREST, 512, 8);
+	data_free(&x);
+}
+END_TEST
+
 static Suite *scan_split_suite(void)
 {
 	Suite *s = suite_create("ikmap_scan_split");
 	TCase *tc = tcase_create("scan_split");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, split_scans_give_the_whole_scans_map);
+	tcase_add_test(tc, drawn_rows_are_read_in_parts);
 	suite_add_tcase(s, tc);
 	return s;
 }
