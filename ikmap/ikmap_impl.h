@@ -355,6 +355,18 @@ int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dens
  */
 double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols, float *out,
 	int *bad, double *sq_out);
+/* The same for a sparse row f (no check of its values): returns ||x' - mean|| or -1. */
+double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f, float *out);
+
+/*
+ * anne_vnni.c: the plain dense path for psi <= 16 by 8-bit products
+ * (AVX512-VNNI), cells identical to dense_map's. 0, -1 (out of memory),
+ * -2 (a non-finite dense value), or 1 when it does not apply (psi, CPU,
+ * a pruned map, IKMAP_VNNI=0): the caller maps the rows itself.
+ */
+struct ikmap_rows_in;
+int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */

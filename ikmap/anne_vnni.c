@@ -1,0 +1,502 @@
+/*
+ * anne_vnni.c - the plain dense aNNE path for small psi (<= 16) by 8-bit
+ * integer products (AVX512-VNNI), with the cells still exactly those of
+ * ikmap.h (the reference distance, ties to the lowest index).
+ *
+ * Contract: ikmap_anne_vnni_map(map, in, count, cells, threads) maps the
+ * rows as anne_dense.c's dense_map would, with identical cells, and
+ * returns 0, -1 (out of memory) or -2 (a non-finite dense value); or 1
+ * without touching anything when it does not apply (psi > 16, a CPU
+ * without AVX512-VNNI, a pruned map, or IKMAP_VNNI=0 in the environment),
+ * and the caller then takes the float GEMM.
+ *
+ * Why: at psi 16 the float GEMM of the plain path runs near the CPU's
+ * float peak, and pruning does not pay there (bench/results/
+ * ik-vs-ikpykit-profile.md). One VPDPBUSD does 64 byte products where one
+ * float FMA does 16, and the t psi centres as bytes fit in L2, so the
+ * scores come about four times as cheap; a row block's scores stay in
+ * registers and their argmin is taken there (no score matrix, no packing).
+ *
+ * Rigour (notation of anne_exact.c: u = 2^-24). The dense path's rows
+ * x' and centres c' (centred, in float; c' = -dense/2 exactly) give the
+ * exact value T_j = ||x'||^2_f + ||c'_j||^2_f - 2 x'.c'_j of the float
+ * GEMM's sum, and anne_exact.c's E_f = ikmap_float_bound bounds
+ * |T_j - R_j| (R the reference distance): its terms for the entries'
+ * and norms' rounding bound T - D, its GEMM term only adds. Here each
+ * vector v is quantised as s_v q_v (q_v in [-127, 127], one float scale
+ * per row or centre), with residual e_v = v - s_v q_v whose norm is
+ * computed in double. Then, by Cauchy-Schwarz,
+ *     |x'.c' - s_x s_c q_x.q_c| <= ||e_x|| ||c'|| + s_x ||q_x|| ||e_c|| = Q.
+ * q_x.q_c is exact (int32: at most 16383 * 127 * 255 per lane... far
+ * below 2^31 for d < 65536, checked), and the score
+ * t_j = fl(||c'_j||^2_f - fl(fl(q_x.q_c) fl(2 s_x s_c))) adds at most
+ * 8u((A + B)^2 + Q) of rounding (A, B the norms of x' and of the
+ * partitioning's largest c'). With E_q = 1.01 (2Q + 8u((A + B)^2 + Q))
+ * (1.01: the double sums of the residual norms and B's float rounding),
+ * |t_j + ||x'||^2_f - R_j| <= E_f + E_q, so the nearest centre is within
+ * 2 (E_f + E_q) of the lowest t (the argument of anne_exact.c). When that
+ * window holds one centre, it is the cell; else the centres in it get the
+ * dense path's full float score (E_f) and its window, and a tie left
+ * there goes to the reference distance, as on the dense path.
+ *
+ * Rows too large for float (or not finite) take the reference distance
+ * throughout, as on the dense path. The cells depend neither on the
+ * thread count nor on the row blocking.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ikmap_impl.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define VNNI_X86 1
+/* Everything here runs only where usable() found all of these. */
+#define VNNI_TARGET "avx512f,avx512bw,avx512vl,avx512vnni"
+#include <immintrin.h>
+#endif
+
+/* Centres per partitioning this path takes: one vector of 16 int32 lanes. */
+#define VNNI_MAX_PSI 16
+/* Rows per block: 12 rows x 2 partitionings = 24 accumulators (of 32 registers). */
+#define VNNI_BLOCK 12
+/*
+ * Blocks per tile: the tile's packed float rows (300 KB at d = 784) stay
+ * in L2 while the two partitionings' centres go by, so the full scores
+ * of the undecided (whose float centre rows come from L3) reuse those
+ * rows across 96 rows instead of 12.
+ */
+#define VNNI_BLOCKS 8
+#define TILE_ROWS (VNNI_BLOCK * VNNI_BLOCKS)
+/* Rows with a larger centred norm (or a NaN) take the reference distance (anne_dense.c's). */
+#define ROW_NORM_LIMIT 0x1p60
+/* Quantised values lie in [-QMAX, QMAX]; a row's bytes are q + 128. */
+#define QMAX 127
+
+#ifdef VNNI_X86
+
+/* The centres as bytes, per partitioning: [quad][16 lanes][4 bytes] (64 bytes a quad). */
+struct centres {
+	int quads;		/* ceil(dim / 4) */
+	int8_t *q;		/* [t][quads][64], 64-byte aligned */
+	int32_t *bias;		/* [t][16]: 128 sum q (the rows' +128) */
+	float *scale2;		/* [t][16]: 2 s_c (0 in unused lanes) */
+	float *norm;		/* [t][16]: ||c'||^2 as the dense row holds it (+inf unused) */
+	double resid_max;	/* largest ||e_c|| */
+	double norm_max;	/* largest ||c'|| (map->part_maxnorm_centred) */
+	struct ikmap_bound float_bound;	/* E_f: anne_exact.c's float bound */
+};
+
+/*
+ * Quantises n floats to q (in [-QMAX, QMAX]; flip 0x80 gives the bytes
+ * q + 128) with scale *s, *qq = sum q^2; returns the residual's norm
+ * ||v - s q||, computed in double (each term exact or within 2^-53
+ * relative: the 1.01 of E_q covers the sum). Any q is rigorous here (the
+ * residual is measured, not assumed), so the rounding mode is free.
+ */
+__attribute__((target(VNNI_TARGET)))
+static double quantise(const float *v, int n, int8_t *q, int flip, float *s, int64_t *qq)
+{
+	__m512 top = _mm512_setzero_ps();
+	for (int i = 0; i < n; i += 16) {
+		__mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+		top = _mm512_max_ps(top, _mm512_abs_ps(_mm512_maskz_loadu_ps(m, v + i)));
+	}
+	float scale = _mm512_reduce_max_ps(top) / QMAX;
+	if (!(scale >= 0x1p-100f))	/* zero or tiny: all q 0, the residual is v itself */
+		scale = 1;
+	__m512 inv = _mm512_set1_ps(1 / scale);
+	__m512d sd = _mm512_set1_pd(scale), sq = _mm512_setzero_pd();
+	__m512i lo = _mm512_set1_epi32(-QMAX), hi = _mm512_set1_epi32(QMAX), qs = _mm512_setzero_si512();
+	__m128i bias = _mm_set1_epi8(flip ? (char)0x80 : 0);
+	for (int i = 0; i < n; i += 16) {
+		__mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+		__m512 x = _mm512_maskz_loadu_ps(m, v + i);
+		__m512i k = _mm512_cvtps_epi32(_mm512_mul_ps(x, inv));
+		k = _mm512_min_epi32(_mm512_max_epi32(k, lo), hi);
+		qs = _mm512_add_epi32(qs, _mm512_mullo_epi32(k, k));
+		__m512 kf = _mm512_cvtepi32_ps(k);	/* exact: |k| <= 127 */
+		__m512d e0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(x)),
+			_mm512_mul_pd(sd, _mm512_cvtps_pd(_mm512_castps512_ps256(kf))));
+		__m512d e1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(
+			_mm512_castps_pd(x), 1))), _mm512_mul_pd(sd, _mm512_cvtps_pd(_mm256_castpd_ps(
+			_mm512_extractf64x4_pd(_mm512_castps_pd(kf), 1)))));
+		sq = _mm512_fmadd_pd(e0, e0, _mm512_fmadd_pd(e1, e1, sq));
+		__m128i bytes = _mm_xor_si128(_mm512_cvtepi32_epi8(k), bias);
+		_mm_mask_storeu_epi8(q + i, m, bytes);
+	}
+	*s = scale;
+	*qq = _mm512_reduce_add_epi32(qs);
+	return sqrt(_mm512_reduce_add_pd(sq));
+}
+
+static void centres_free(struct centres *c)
+{
+	free(c->q);
+	free(c->bias);
+	free(c->scale2);
+	free(c->norm);
+}
+
+/* 0, or -1 when out of memory. */
+static int centres_make(const struct ikmap *map, struct centres *c, int threads)
+{
+	int t = map->t, psi = map->psi, dim = map->dim, ld = map->dense_ld;
+	c->quads = (dim + 3) / 4;
+	size_t qbytes = (size_t)t * (size_t)c->quads * 64;
+	c->q = aligned_alloc(64, qbytes);
+	c->bias = malloc((size_t)t * 16 * sizeof *c->bias);
+	c->scale2 = malloc((size_t)t * 16 * sizeof *c->scale2);
+	c->norm = malloc((size_t)t * 16 * sizeof *c->norm);
+	int failed = !c->q || !c->bias || !c->scale2 || !c->norm;
+	if (failed) {
+		centres_free(c);
+		return -1;
+	}
+	memset(c->q, 0, qbytes);
+	double resid_max = 0;
+#pragma omp parallel num_threads(threads) reduction(|:failed) reduction(max:resid_max)
+	{
+		float *v = malloc((size_t)dim * sizeof *v);
+		int8_t *q = malloc((size_t)dim);
+		failed = !v || !q;
+#pragma omp for schedule(static)
+		for (int k = 0; k < t; k++) {
+			if (!v || !q)
+				continue;
+			int8_t *block = c->q + (size_t)k * c->quads * 64;
+			double resid = 0;
+			for (int l = 0; l < 16; l++) {
+				size_t at = (size_t)k * 16 + (size_t)l;
+				if (l >= psi) {
+					c->bias[at] = 0;
+					c->scale2[at] = 0;
+					c->norm[at] = INFINITY;
+					continue;
+				}
+				const float *row = map->dense + ((size_t)k * psi + (size_t)l) * ld;
+				for (int i = 0; i < dim; i++)
+					v[i] = row[i] * -0.5f;	/* exact: the row holds -2 c' */
+				float s;
+				int64_t qq;
+				double e = quantise(v, dim, q, 0, &s, &qq);
+				resid = e > resid ? e : resid;
+				int32_t sum = 0;
+				for (int i = 0; i < dim; i++) {
+					block[(size_t)(i / 4) * 64 + (size_t)l * 4 + (size_t)(i % 4)] = q[i];
+					sum += q[i];
+				}
+				c->bias[at] = 128 * sum;
+				c->scale2[at] = 2 * s;
+				c->norm[at] = row[dim];
+			}
+			resid_max = resid > resid_max ? resid : resid_max;
+		}
+		free(v);
+		free(q);
+	}
+	if (failed) {
+		centres_free(c);
+		return -1;
+	}
+	c->resid_max = resid_max;
+	c->norm_max = 0;
+	for (int k = 0; k < t; k++)
+		c->norm_max = map->part_maxnorm_centred[k] > c->norm_max ? map->part_maxnorm_centred[k]
+			: c->norm_max;
+	c->float_bound = ikmap_float_bound(dim);
+	return 0;
+}
+
+struct workspace {
+	float *x;		/* [TILE_ROWS][dense_ld]: the dense path's packed rows */
+	double *norm;		/* [TILE_ROWS]: ||x'||, or -1 for rows mapped exactly */
+	uint8_t *xq;		/* [TILE_ROWS][quads * 4]: q_x + 128, 64-byte aligned */
+	float *scale;		/* [TILE_ROWS]: s_x */
+	double *window;		/* [TILE_ROWS]: 2 (E_f + E_q), the integer scores' window */
+	double *float_window;	/* [TILE_ROWS]: 2 E_f, the full float scores' */
+	int32_t *acc;		/* [VNNI_BLOCK][2][16], 64-byte aligned */
+	unsigned char *flags;	/* [psi] */
+	struct feature_node *scratch;	/* dense input: a row's sparse form (rechecks) */
+	size_t scratch_row;
+};
+
+static void workspace_free(struct workspace *w)
+{
+	free(w->x);
+	free(w->norm);
+	free(w->xq);
+	free(w->scale);
+	free(w->window);
+	free(w->float_window);
+	free(w->acc);
+	free(w->flags);
+	free(w->scratch);
+}
+
+static int workspace_init(struct workspace *w, const struct ikmap *map, int quads, int dense)
+{
+	memset(w, 0, sizeof *w);
+	w->x = malloc((size_t)TILE_ROWS * (size_t)map->dense_ld * sizeof(float));
+	w->norm = malloc(TILE_ROWS * sizeof(double));
+	size_t xq_bytes = ((size_t)TILE_ROWS * (size_t)quads * 4 + 63) / 64 * 64;
+	w->xq = aligned_alloc(64, xq_bytes);
+	w->scale = malloc(TILE_ROWS * sizeof(float));
+	w->window = malloc(TILE_ROWS * sizeof(double));
+	w->float_window = malloc(TILE_ROWS * sizeof(double));
+	w->acc = aligned_alloc(64, VNNI_BLOCK * 2 * 16 * sizeof(int32_t));
+	w->flags = malloc((size_t)map->psi);
+	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
+	w->scratch_row = SIZE_MAX;
+	return w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->acc
+		&& w->flags && (!dense || w->scratch) ? 0 : -1;
+}
+
+/*
+ * The integer products of VNNI_BLOCK rows (xq, bytes q + 128, as int32
+ * quads) with two partitionings' centres (c0, c1): acc[r][g][lane] =
+ * sum (q_x + 128) q_c over the quads. Register-blocked: 24 accumulators,
+ * the two centre vectors loaded once per quad, each row's quad broadcast.
+ */
+__attribute__((target(VNNI_TARGET)))
+static void block_products(const uint8_t *xq, int quads, const int8_t *c0, const int8_t *c1,
+	int32_t *acc)
+{
+	/* named accumulators: GCC spilt an array of them to the stack */
+#define ACC_DECL(r) __m512i a##r##0 = _mm512_setzero_si512(), a##r##1 = _mm512_setzero_si512()
+	ACC_DECL(0); ACC_DECL(1); ACC_DECL(2); ACC_DECL(3); ACC_DECL(4); ACC_DECL(5);
+	ACC_DECL(6); ACC_DECL(7); ACC_DECL(8); ACC_DECL(9); ACC_DECL(10); ACC_DECL(11);
+	size_t stride = (size_t)quads * 4;
+	for (int q = 0; q < quads; q++) {
+		__m512i b0 = _mm512_load_si512((const void *)(c0 + (size_t)q * 64));
+		__m512i b1 = _mm512_load_si512((const void *)(c1 + (size_t)q * 64));
+		const uint8_t *x = xq + (size_t)q * 4;
+#define ACC_STEP(r)                                                              \
+		do {                                                             \
+			int32_t four;	/* row r's 4 bytes of this quad */       \
+			memcpy(&four, x + (size_t)(r) * stride, sizeof four);    \
+			__m512i a = _mm512_set1_epi32(four);                     \
+			a##r##0 = _mm512_dpbusd_epi32(a##r##0, a, b0);           \
+			a##r##1 = _mm512_dpbusd_epi32(a##r##1, a, b1);           \
+		} while (0)
+		ACC_STEP(0); ACC_STEP(1); ACC_STEP(2); ACC_STEP(3); ACC_STEP(4); ACC_STEP(5);
+		ACC_STEP(6); ACC_STEP(7); ACC_STEP(8); ACC_STEP(9); ACC_STEP(10); ACC_STEP(11);
+#undef ACC_STEP
+	}
+#define ACC_STORE(r)                                                             \
+	do {                                                                     \
+		_mm512_store_si512((void *)(acc + (r) * 32), a##r##0);           \
+		_mm512_store_si512((void *)(acc + (r) * 32 + 16), a##r##1);      \
+	} while (0)
+	ACC_STORE(0); ACC_STORE(1); ACC_STORE(2); ACC_STORE(3); ACC_STORE(4); ACC_STORE(5);
+	ACC_STORE(6); ACC_STORE(7); ACC_STORE(8); ACC_STORE(9); ACC_STORE(10); ACC_STORE(11);
+#undef ACC_STORE
+#undef ACC_DECL
+}
+
+/* A float dot product of n values, in some order (all the float bound needs). */
+__attribute__((target(VNNI_TARGET)))
+static float dot_avx512(const float *a, const float *b, int n)
+{
+	__m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+	int i = 0;
+	for (; i + 32 <= n; i += 32) {
+		s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+		s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+	}
+	for (; i < n; i += 16) {
+		__mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+		s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+	}
+	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+/* The smallest float >= v (v finite; an overflow to infinity stays). */
+static float float_at_least(double v)
+{
+	float f = (float)v;
+	if ((double)f < v) {
+		/* one step up (finite f): the bit pattern moves by one */
+		uint32_t b;
+		memcpy(&b, &f, sizeof b);
+		b = f == 0 ? 1 : f > 0 ? b + 1 : b - 1;
+		memcpy(&f, &b, sizeof f);
+	}
+	return f;
+}
+
+/*
+ * The cell of row r of the block in partitioning k from its integer
+ * products (acc: 16 lanes), by the windows of the top of this file.
+ */
+__attribute__((target(VNNI_TARGET)))
+static int block_cell(const struct ikmap *map, const struct centres *c,
+	const struct ikmap_rows_in *in, size_t row, int k,
+	const int32_t *acc, int r, struct workspace *w)
+{
+	__m512i d = _mm512_sub_epi32(_mm512_load_si512((const void *)acc),
+		_mm512_loadu_si512((const void *)(c->bias + (size_t)k * 16)));
+	__m512 k2 = _mm512_mul_ps(_mm512_set1_ps(w->scale[r]),
+		_mm512_loadu_ps(c->scale2 + (size_t)k * 16));
+	__m512 s = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(d), k2,
+		_mm512_loadu_ps(c->norm + (size_t)k * 16));
+	float low = _mm512_reduce_min_ps(s);
+	float thr = float_at_least((double)low + w->window[r]);
+	__mmask16 hit = _mm512_cmp_ps_mask(s, _mm512_set1_ps(thr), _CMP_LE_OQ);
+	if (__builtin_popcount(hit) == 1)
+		return __builtin_ctz(hit);
+	/* Several: the dense path's full float scores of those, and its window. */
+	int psi = map->psi, ld = map->dense_ld;
+	const float *xrow = w->x + (size_t)r * ld;
+	float score[VNNI_MAX_PSI], best = INFINITY;
+	for (int j = 0; j < psi; j++)
+		if (hit >> j & 1) {
+			score[j] = dot_avx512(xrow, map->dense + ((size_t)k * psi + (size_t)j) * ld, ld);
+			best = score[j] < best ? score[j] : best;
+		}
+	float win = float_at_least((double)best + w->float_window[r]);
+	int within = 0, only = 0;
+	for (int j = 0; j < psi; j++) {
+		w->flags[j] = (hit >> j & 1) && score[j] <= win;
+		if (w->flags[j]) {
+			within++;
+			only = j;
+		}
+	}
+	if (within == 1)
+		return only;
+	return ikmap_nearest_exact(map,
+		ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row), k, w->flags);
+}
+
+/* Packs and quantises rows first .. first + n - 1 into w. 0, or -2 for a non-finite value. */
+static int pack_block(const struct ikmap *map, const struct centres *c,
+	const struct ikmap_rows_in *in, size_t first, int n, struct workspace *w)
+{
+	const double u = 0x1p-24;
+	int quads = c->quads;
+	int ld = map->dense_ld, dim = map->dim, bad = 0;
+	/* rows past n (the last block): zero products, never read */
+	memset(w->xq, 128, (size_t)TILE_ROWS * (size_t)quads * 4);
+	for (int r = 0; r < n; r++) {
+		float *out = w->x + (size_t)r * ld;
+		size_t row = first + (size_t)r;
+		if (in->rows) {
+			w->norm[r] = ikmap_anne_pack_row(map, in->rows[row], out);
+		} else {
+			int row_bad;
+			w->norm[r] = ikmap_anne_pack_dense(map, in->dense->x + row * in->dense->ld,
+				in->dense->cols, out, &row_bad, NULL);
+			bad |= row_bad;
+		}
+		if (w->norm[r] < 0)
+			continue;
+		int64_t qq;
+		double ex = quantise(out, dim, (int8_t *)(w->xq + (size_t)r * quads * 4), 1,
+			&w->scale[r], &qq);
+		/*
+		 * The windows of the top of this file, for every partitioning at
+		 * once: B and ||e_c|| are the largest over all centres (the bounds
+		 * grow with them), so one pair of numbers serves the whole row.
+		 */
+		double a = w->norm[r], b = c->norm_max;
+		double ef = ikmap_bound_at(&c->float_bound, a, b);
+		double q = ex * b * 1.01 + (double)w->scale[r] * sqrt((double)qq) * c->resid_max;
+		double eq = 1.01 * (2 * q + 8 * u * ((a + b) * (a + b) + q));
+		w->window[r] = 2 * (ef + eq);
+		w->float_window[r] = 2 * ef;
+	}
+	return bad ? -2 : 0;
+}
+
+static int usable(const struct ikmap *map)
+{
+	const char *env = getenv("IKMAP_VNNI");
+	if (env && strcmp(env, "0") == 0)
+		return 0;
+	/* int32 lanes: 4 quads' worth of 255 * 127 per quad stays below 2^31 for d < 65536 */
+	if (map->prune || map->psi > VNNI_MAX_PSI || map->dim >= 65536 || !map->dense)
+		return 0;
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+		&& __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads)
+{
+	if (!usable(map))
+		return 1;
+	struct centres c;
+	if (centres_make(map, &c, threads))
+		return -1;
+	int t = map->t, quads = c.quads;
+	size_t cq = (size_t)quads * 64;
+	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
+	int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(|:failed)
+	{
+		struct workspace w;
+		failed = workspace_init(&w, map, quads, in->rows == NULL) ? 1 : 0;
+#pragma omp for schedule(dynamic, 1)
+		for (size_t tile = 0; tile < ntiles; tile++) {
+			if (failed)
+				continue;
+			size_t first = tile * TILE_ROWS;
+			int n = count - first < TILE_ROWS ? (int)(count - first) : TILE_ROWS;
+			if (pack_block(map, &c, in, first, n, &w)) {
+				failed |= 2;
+				continue;
+			}
+			for (int k = 0; k < t; k += 2) {
+				int k1 = k + 1 < t ? k + 1 : k;
+				for (int r0 = 0; r0 < n; r0 += VNNI_BLOCK) {
+					block_products(w.xq + (size_t)r0 * quads * 4, quads,
+						c.q + (size_t)k * cq, c.q + (size_t)k1 * cq, w.acc);
+					int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
+					for (int r = r0; r < r1; r++) {
+						if (w.norm[r] < 0)
+							continue;
+						size_t row = first + (size_t)r;
+						for (int g = 0; g < 2 && k + g < t; g++) {
+							int cell = block_cell(map, &c, in, row, k + g,
+								w.acc + (size_t)(r - r0) * 32 + (size_t)g * 16,
+								r, &w);
+							ikmap_put_cell(map, cells, row * t + (size_t)(k + g),
+								(uint32_t)cell);
+						}
+					}
+				}
+			}
+			/* Non-finite or huge rows: the reference distance throughout. */
+			for (int r = 0; r < n; r++) {
+				if (w.norm[r] >= 0)
+					continue;
+				size_t row = first + (size_t)r;
+				const struct feature_node *nodes = ikmap_rows_in_nodes(in, row, map->dim,
+					w.scratch, &w.scratch_row);
+				for (int k = 0; k < t; k++)
+					ikmap_put_cell(map, cells, row * t + (size_t)k,
+						(uint32_t)ikmap_nearest_exact(map, nodes, k, NULL));
+			}
+		}
+		workspace_free(&w);
+	}
+	centres_free(&c);
+	return failed & 1 ? -1 : failed ? -2 : 0;
+}
+
+#else
+
+int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads)
+{
+	(void)map;
+	(void)in;
+	(void)count;
+	(void)cells;
+	(void)threads;
+	return 1;
+}
+
+#endif
