@@ -422,6 +422,11 @@ static int usable(const struct ikmap *map)
 		&& __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
+int ikmap_anne_vnni_ready(const struct ikmap *map)
+{
+	return usable(map);
+}
+
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads)
 {
@@ -487,6 +492,12 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 }
 
 #else
+
+int ikmap_anne_vnni_ready(const struct ikmap *map)
+{
+	(void)map;
+	return 0;
+}
 
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads)

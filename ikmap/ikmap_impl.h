@@ -367,6 +367,8 @@ double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f
 struct ikmap_rows_in;
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads);
+/* 1 when ikmap_anne_vnni_map would take this map's rows now (for tests). */
+int ikmap_anne_vnni_ready(const struct ikmap *map);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
