@@ -53,6 +53,8 @@
 #define VNNI_X86 1
 /* Everything here runs only where usable() found all of these. */
 #define VNNI_TARGET "avx512f,avx512bw,avx512vl,avx512vnni"
+#define UP (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+#define DOWN (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #include <immintrin.h>
 #endif
 
@@ -75,6 +77,20 @@
 
 #ifdef VNNI_X86
 
+/* The smallest float >= v (v finite; an overflow to infinity stays). */
+static float float_at_least(double v)
+{
+	float f = (float)v;
+	if ((double)f < v) {
+		/* one step up (finite f): the bit pattern moves by one */
+		uint32_t b;
+		memcpy(&b, &f, sizeof b);
+		b = f == 0 ? 1 : f > 0 ? b + 1 : b - 1;
+		memcpy(&f, &b, sizeof f);
+	}
+	return f;
+}
+
 /* The centres as bytes, per partitioning: [quad][16 lanes][4 bytes] (64 bytes a quad). */
 struct centres {
 	int quads;		/* ceil(dim / 4) */
@@ -82,6 +98,8 @@ struct centres {
 	int32_t *bias;		/* [t][16]: 128 sum q (the rows' +128) */
 	float *scale2;		/* [t][16]: 2 s_c (0 in unused lanes) */
 	float *norm;		/* [t][16]: ||c'||^2 as the dense row holds it (+inf unused) */
+	float *cnorm;		/* [t][16]: ||c'|| rounded up (0 unused) */
+	float *cresid;		/* [t][16]: ||e_c|| rounded up (0 unused) */
 	double resid_max;	/* largest ||e_c|| */
 	double norm_max;	/* largest ||c'|| (map->part_maxnorm_centred) */
 	struct ikmap_bound float_bound;	/* E_f: anne_exact.c's float bound */
@@ -136,6 +154,8 @@ static void centres_free(struct centres *c)
 	free(c->bias);
 	free(c->scale2);
 	free(c->norm);
+	free(c->cnorm);
+	free(c->cresid);
 }
 
 /* 0, or -1 when out of memory. */
@@ -148,7 +168,9 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 	c->bias = malloc((size_t)t * 16 * sizeof *c->bias);
 	c->scale2 = malloc((size_t)t * 16 * sizeof *c->scale2);
 	c->norm = malloc((size_t)t * 16 * sizeof *c->norm);
-	int failed = !c->q || !c->bias || !c->scale2 || !c->norm;
+	c->cnorm = malloc((size_t)t * 16 * sizeof *c->cnorm);
+	c->cresid = malloc((size_t)t * 16 * sizeof *c->cresid);
+	int failed = !c->q || !c->bias || !c->scale2 || !c->norm || !c->cnorm || !c->cresid;
 	if (failed) {
 		centres_free(c);
 		return -1;
@@ -172,6 +194,8 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 					c->bias[at] = 0;
 					c->scale2[at] = 0;
 					c->norm[at] = INFINITY;
+					c->cnorm[at] = 0;
+					c->cresid[at] = 0;
 					continue;
 				}
 				const float *row = map->dense + ((size_t)k * psi + (size_t)l) * ld;
@@ -181,6 +205,11 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 				int64_t qq;
 				double e = quantise(v, dim, q, 0, &s, &qq);
 				resid = e > resid ? e : resid;
+				double vv = 0;
+				for (int i = 0; i < dim; i++)
+					vv += (double)v[i] * v[i];
+				c->cnorm[at] = float_at_least(sqrt(vv));
+				c->cresid[at] = float_at_least(e);
 				int32_t sum = 0;
 				for (int i = 0; i < dim; i++) {
 					block[(size_t)(i / 4) * 64 + (size_t)l * 4 + (size_t)(i % 4)] = q[i];
@@ -213,7 +242,9 @@ struct workspace {
 	double *norm;		/* [TILE_ROWS]: ||x'||, or -1 for rows mapped exactly */
 	uint8_t *xq;		/* [TILE_ROWS][quads * 4]: q_x + 128, 64-byte aligned */
 	float *scale;		/* [TILE_ROWS]: s_x */
-	double *window;		/* [TILE_ROWS]: 2 (E_f + E_q), the integer scores' window */
+	double *window;		/* [TILE_ROWS]: 2 (E_f + the rounding part of E_q) */
+	float *ex2;		/* [TILE_ROWS]: 2.02 ||e_x||, rounded up */
+	float *qx2;		/* [TILE_ROWS]: 2.02 s_x ||q_x||, rounded up */
 	double *float_window;	/* [TILE_ROWS]: 2 E_f, the full float scores' */
 	int32_t *acc;		/* [VNNI_BLOCK][2][16], 64-byte aligned */
 	unsigned char *flags;	/* [psi] */
@@ -228,6 +259,8 @@ static void workspace_free(struct workspace *w)
 	free(w->xq);
 	free(w->scale);
 	free(w->window);
+	free(w->ex2);
+	free(w->qx2);
 	free(w->float_window);
 	free(w->acc);
 	free(w->flags);
@@ -243,12 +276,14 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 	w->xq = aligned_alloc(64, xq_bytes);
 	w->scale = malloc(TILE_ROWS * sizeof(float));
 	w->window = malloc(TILE_ROWS * sizeof(double));
+	w->ex2 = malloc(TILE_ROWS * sizeof(float));
+	w->qx2 = malloc(TILE_ROWS * sizeof(float));
 	w->float_window = malloc(TILE_ROWS * sizeof(double));
 	w->acc = aligned_alloc(64, VNNI_BLOCK * 2 * 16 * sizeof(int32_t));
 	w->flags = malloc((size_t)map->psi);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
 	w->scratch_row = SIZE_MAX;
-	return w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->acc
+	return w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->ex2 && w->qx2 && w->acc
 		&& w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
@@ -311,41 +346,15 @@ static float dot_avx512(const float *a, const float *b, int n)
 	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
-/* The smallest float >= v (v finite; an overflow to infinity stays). */
-static float float_at_least(double v)
-{
-	float f = (float)v;
-	if ((double)f < v) {
-		/* one step up (finite f): the bit pattern moves by one */
-		uint32_t b;
-		memcpy(&b, &f, sizeof b);
-		b = f == 0 ? 1 : f > 0 ? b + 1 : b - 1;
-		memcpy(&f, &b, sizeof f);
-	}
-	return f;
-}
-
 /*
- * The cell of row r of the block in partitioning k from its integer
- * products (acc: 16 lanes), by the windows of the top of this file.
+ * Several centres in the integer scores' window (hit): the dense path's
+ * full float scores of those, its window, and the reference distance for
+ * a tie left there. Out of line: about a quarter of the partitionings.
  */
-__attribute__((target(VNNI_TARGET)))
-static int block_cell(const struct ikmap *map, const struct centres *c,
-	const struct ikmap_rows_in *in, size_t row, int k,
-	const int32_t *acc, int r, struct workspace *w)
+__attribute__((target(VNNI_TARGET), noinline))
+static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, size_t row, int k,
+	unsigned hit, int r, struct workspace *w)
 {
-	__m512i d = _mm512_sub_epi32(_mm512_load_si512((const void *)acc),
-		_mm512_loadu_si512((const void *)(c->bias + (size_t)k * 16)));
-	__m512 k2 = _mm512_mul_ps(_mm512_set1_ps(w->scale[r]),
-		_mm512_loadu_ps(c->scale2 + (size_t)k * 16));
-	__m512 s = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(d), k2,
-		_mm512_loadu_ps(c->norm + (size_t)k * 16));
-	float low = _mm512_reduce_min_ps(s);
-	float thr = float_at_least((double)low + w->window[r]);
-	__mmask16 hit = _mm512_cmp_ps_mask(s, _mm512_set1_ps(thr), _CMP_LE_OQ);
-	if (__builtin_popcount(hit) == 1)
-		return __builtin_ctz(hit);
-	/* Several: the dense path's full float scores of those, and its window. */
 	int psi = map->psi, ld = map->dense_ld;
 	const float *xrow = w->x + (size_t)r * ld;
 	float score[VNNI_MAX_PSI], best = INFINITY;
@@ -367,6 +376,59 @@ static int block_cell(const struct ikmap *map, const struct centres *c,
 		return only;
 	return ikmap_nearest_exact(map,
 		ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row), k, w->flags);
+}
+
+/*
+ * The cells of a tile's n packed rows (first, ...) in every partitioning:
+ * for each pair of partitionings, each block's integer products, then per
+ * row and partitioning the score t_j in a vector, its lowest, the window
+ * (top of this file) and, when it holds one centre, the cell.
+ */
+__attribute__((target(VNNI_TARGET)))
+static void tile_cells(const struct ikmap *map, const struct centres *c,
+	const struct ikmap_rows_in *in, size_t first, int n, void *cells, struct workspace *w)
+{
+	int t = map->t, quads = c->quads;
+	size_t cq = (size_t)quads * 64;
+	for (int k = 0; k < t; k += 2) {
+		int k1 = k + 1 < t ? k + 1 : k, parts = k + 1 < t ? 2 : 1;
+		for (int r0 = 0; r0 < n; r0 += VNNI_BLOCK) {
+			block_products(w->xq + (size_t)r0 * quads * 4, quads, c->q + (size_t)k * cq,
+				c->q + (size_t)k1 * cq, w->acc);
+			int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
+			for (int g = 0; g < parts; g++) {
+				size_t at = (size_t)(k + g) * 16;
+				__m512i bias = _mm512_loadu_si512((const void *)(c->bias + at));
+				__m512 scale2 = _mm512_loadu_ps(c->scale2 + at);
+				__m512 norm = _mm512_loadu_ps(c->norm + at);
+				__m512 cnorm = _mm512_loadu_ps(c->cnorm + at);
+				__m512 cresid = _mm512_loadu_ps(c->cresid + at);
+				for (int r = r0; r < r1; r++) {
+					if (w->norm[r] < 0)
+						continue;
+					__m512i d = _mm512_sub_epi32(_mm512_load_si512((const void *)(w->acc
+						+ (size_t)(r - r0) * 32 + (size_t)g * 16)), bias);
+					__m512 s = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(d),
+						_mm512_mul_ps(_mm512_set1_ps(w->scale[r]), scale2), norm);
+					/*
+					 * E_j rounded up, s + E_j up and s - E_j down: the
+					 * window keeps every j whose exact s_j - E_j is at
+					 * most the exact min (s_i + E_i) + window.
+					 */
+					__m512 e = _mm512_fmadd_round_ps(_mm512_set1_ps(w->ex2[r]), cnorm,
+						_mm512_mul_round_ps(_mm512_set1_ps(w->qx2[r]), cresid, UP), UP);
+					float low = _mm512_reduce_min_ps(_mm512_add_round_ps(s, e, UP));
+					float thr = float_at_least((double)low + w->window[r]);
+					unsigned hit = _mm512_cmp_ps_mask(_mm512_sub_round_ps(s, e, DOWN),
+						_mm512_set1_ps(thr), _CMP_LE_OQ);
+					size_t row = first + (size_t)r;
+					int cell = (hit & (hit - 1)) == 0 ? __builtin_ctz(hit)
+						: undecided(map, in, row, k + g, hit, r, w);
+					ikmap_put_cell(map, cells, row * t + (size_t)(k + g), (uint32_t)cell);
+				}
+			}
+		}
+	}
 }
 
 /* Packs and quantises rows first .. first + n - 1 into w. 0, or -2 for a non-finite value. */
@@ -395,16 +457,19 @@ static int pack_block(const struct ikmap *map, const struct centres *c,
 		double ex = quantise(out, dim, (int8_t *)(w->xq + (size_t)r * quads * 4), 1,
 			&w->scale[r], &qq);
 		/*
-		 * The windows of the top of this file, for every partitioning at
-		 * once: B and ||e_c|| are the largest over all centres (the bounds
-		 * grow with them), so one pair of numbers serves the whole row.
+		 * The bounds of the top of this file, split: per centre j,
+		 * E_j = 1.01 * 2 Q_j = ex2 ||c'_j|| + qx2 ||e_c,j|| (tile_cells),
+		 * and per row, for every partitioning at once, E_f and the
+		 * rounding part of E_q at the largest B and ||e_c|| of all
+		 * centres (both bounds grow with them).
 		 */
-		double a = w->norm[r], b = c->norm_max;
+		double a = w->norm[r], b = c->norm_max, sq = (double)w->scale[r] * sqrt((double)qq);
 		double ef = ikmap_bound_at(&c->float_bound, a, b);
-		double q = ex * b * 1.01 + (double)w->scale[r] * sqrt((double)qq) * c->resid_max;
-		double eq = 1.01 * (2 * q + 8 * u * ((a + b) * (a + b) + q));
-		w->window[r] = 2 * (ef + eq);
+		double q = ex * b * 1.01 + sq * c->resid_max;
+		w->window[r] = 2 * (ef + 1.01 * 8 * u * ((a + b) * (a + b) + q));
 		w->float_window[r] = 2 * ef;
+		w->ex2[r] = float_at_least(2.02 * ex);
+		w->qx2[r] = float_at_least(2.02 * sq);
 	}
 	return bad ? -2 : 0;
 }
@@ -436,7 +501,6 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 	if (centres_make(map, &c, threads))
 		return -1;
 	int t = map->t, quads = c.quads;
-	size_t cq = (size_t)quads * 64;
 	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
 	int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed)
@@ -453,26 +517,7 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 				failed |= 2;
 				continue;
 			}
-			for (int k = 0; k < t; k += 2) {
-				int k1 = k + 1 < t ? k + 1 : k;
-				for (int r0 = 0; r0 < n; r0 += VNNI_BLOCK) {
-					block_products(w.xq + (size_t)r0 * quads * 4, quads,
-						c.q + (size_t)k * cq, c.q + (size_t)k1 * cq, w.acc);
-					int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
-					for (int r = r0; r < r1; r++) {
-						if (w.norm[r] < 0)
-							continue;
-						size_t row = first + (size_t)r;
-						for (int g = 0; g < 2 && k + g < t; g++) {
-							int cell = block_cell(map, &c, in, row, k + g,
-								w.acc + (size_t)(r - r0) * 32 + (size_t)g * 16,
-								r, &w);
-							ikmap_put_cell(map, cells, row * t + (size_t)(k + g),
-								(uint32_t)cell);
-						}
-					}
-				}
-			}
+			tile_cells(map, &c, in, first, n, cells, &w);
 			/* Non-finite or huge rows: the reference distance throughout. */
 			for (int r = 0; r < n; r++) {
 				if (w.norm[r] >= 0)
