@@ -72,6 +72,9 @@
 #define TILE_ROWS (VNNI_BLOCK * VNNI_BLOCKS)
 /* Rows with a larger centred norm (or a NaN) take the reference distance (anne_dense.c's). */
 #define ROW_NORM_LIMIT 0x1p60
+/* Widest rows and largest byte centre matrix this path takes (usable()). */
+#define VNNI_MAX_DIM 8192
+#define VNNI_MAX_CENTRE_BYTES ((size_t)64 << 20)
 /* Quantised values lie in [-QMAX, QMAX]; a row's bytes are q + 128. */
 #define QMAX 127
 
@@ -498,8 +501,13 @@ static int usable(const struct ikmap *map)
 	const char *env = getenv("IKMAP_VNNI");
 	if (env && strcmp(env, "0") == 0)
 		return 0;
-	/* int32 lanes: 4 quads' worth of 255 * 127 per quad stays below 2^31 for d < 65536 */
-	if (map->prune || map->psi > VNNI_MAX_PSI || map->dim >= 65536 || !map->dense)
+	/*
+	 * int32 lanes hold d 255 * 127 at most, below 2^31 for d < 65536; and
+	 * wide rows stay on the float path, whose tiles shrink with d (here a
+	 * tile is TILE_ROWS packed rows, and each centre takes 16 lanes' room).
+	 */
+	if (map->prune || map->psi > VNNI_MAX_PSI || map->dim > VNNI_MAX_DIM || !map->dense
+			|| (size_t)map->t * (size_t)map->dim * 16 > VNNI_MAX_CENTRE_BYTES)
 		return 0;
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
