@@ -58,8 +58,8 @@
 #include <immintrin.h>
 #endif
 
-/* Centres per partitioning this path takes: one vector of 16 int32 lanes. */
-#define VNNI_MAX_PSI 16
+/* Centres per partitioning this path takes: up to four groups of 16 (one int32 lane each). */
+#define VNNI_MAX_PSI 64
 /* Rows per block: 12 rows x 2 partitionings = 24 accumulators (of 32 registers). */
 #define VNNI_BLOCK 12
 /*
@@ -97,12 +97,14 @@ static float float_at_least(double v)
 /* The centres as bytes, per partitioning: [quad][16 lanes][4 bytes] (64 bytes a quad). */
 struct centres {
 	int quads;		/* ceil(dim / 4) */
-	int8_t *q;		/* [t][quads][64], 64-byte aligned */
-	int32_t *bias;		/* [t][16]: 128 sum q (the rows' +128) */
-	float *scale2;		/* [t][16]: 2 s_c (0 in unused lanes) */
-	float *norm;		/* [t][16]: ||c'||^2 as the dense row holds it (+inf unused) */
-	float *cnorm;		/* [t][16]: ||c'|| rounded up (0 unused) */
-	float *cresid;		/* [t][16]: ||e_c|| rounded up (0 unused) */
+	int groups;		/* per partitioning: ceil(psi / 16); group f = k groups + g */
+	int stride;		/* int32 per block row of products: 16 max(2, groups rounded up to even) */
+	int8_t *q;		/* [t groups][quads][64], 64-byte aligned */
+	int32_t *bias;		/* [t groups][16]: 128 sum q (the rows' +128) */
+	float *scale2;		/* [t groups][16]: 2 s_c (0 in unused lanes) */
+	float *norm;		/* [t groups][16]: ||c'||^2 as the dense row holds it (+inf unused) */
+	float *cnorm;		/* [t groups][16]: ||c'|| rounded up (0 unused) */
+	float *cresid;		/* [t groups][16]: ||e_c|| rounded up (0 unused) */
 	double resid_max;	/* largest ||e_c|| */
 	double norm_max;	/* largest ||c'|| (map->part_maxnorm_centred) */
 	struct ikmap_bound float_bound;	/* E_f: anne_exact.c's float bound */
@@ -166,13 +168,16 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 {
 	int t = map->t, psi = map->psi, dim = map->dim, ld = map->dense_ld;
 	c->quads = (dim + 3) / 4;
-	size_t qbytes = (size_t)t * (size_t)c->quads * 64;
+	c->groups = (psi + 15) / 16;
+	c->stride = 16 * (c->groups < 2 ? 2 : (c->groups + 1) / 2 * 2);
+	int tg = t * c->groups;
+	size_t qbytes = (size_t)tg * (size_t)c->quads * 64;
 	c->q = aligned_alloc(64, qbytes);
-	c->bias = malloc((size_t)t * 16 * sizeof *c->bias);
-	c->scale2 = malloc((size_t)t * 16 * sizeof *c->scale2);
-	c->norm = malloc((size_t)t * 16 * sizeof *c->norm);
-	c->cnorm = malloc((size_t)t * 16 * sizeof *c->cnorm);
-	c->cresid = malloc((size_t)t * 16 * sizeof *c->cresid);
+	c->bias = malloc((size_t)tg * 16 * sizeof *c->bias);
+	c->scale2 = malloc((size_t)tg * 16 * sizeof *c->scale2);
+	c->norm = malloc((size_t)tg * 16 * sizeof *c->norm);
+	c->cnorm = malloc((size_t)tg * 16 * sizeof *c->cnorm);
+	c->cresid = malloc((size_t)tg * 16 * sizeof *c->cresid);
 	int failed = !c->q || !c->bias || !c->scale2 || !c->norm || !c->cnorm || !c->cresid;
 	if (failed) {
 		centres_free(c);
@@ -186,14 +191,15 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 		int8_t *q = malloc((size_t)dim);
 		failed = !v || !q;
 #pragma omp for schedule(static)
-		for (int k = 0; k < t; k++) {
+		for (int f = 0; f < tg; f++) {
 			if (!v || !q)
 				continue;
-			int8_t *block = c->q + (size_t)k * c->quads * 64;
+			int8_t *block = c->q + (size_t)f * c->quads * 64;
+			int k = f / c->groups, first = f % c->groups * 16;
 			double resid = 0;
 			for (int l = 0; l < 16; l++) {
-				size_t at = (size_t)k * 16 + (size_t)l;
-				if (l >= psi) {
+				size_t at = (size_t)f * 16 + (size_t)l;
+				if (first + l >= psi) {
 					c->bias[at] = 0;
 					c->scale2[at] = 0;
 					c->norm[at] = INFINITY;
@@ -201,7 +207,7 @@ static int centres_make(const struct ikmap *map, struct centres *c, int threads)
 					c->cresid[at] = 0;
 					continue;
 				}
-				const float *row = map->dense + ((size_t)k * psi + (size_t)l) * ld;
+				const float *row = map->dense + ((size_t)k * psi + (size_t)(first + l)) * ld;
 				for (int i = 0; i < dim; i++)
 					v[i] = row[i] * -0.5f;	/* exact: the row holds -2 c' */
 				float s;
@@ -249,7 +255,7 @@ struct workspace {
 	float *ex2;		/* [TILE_ROWS]: 2.02 ||e_x||, rounded up */
 	float *qx2;		/* [TILE_ROWS]: 2.02 s_x ||q_x||, rounded up */
 	double *float_window;	/* [TILE_ROWS]: 2 E_f, the full float scores' */
-	int32_t *acc;		/* [VNNI_BLOCK][2][16], 64-byte aligned */
+	int32_t *acc;		/* [VNNI_BLOCK][stride], 64-byte aligned */
 	unsigned char *flags;	/* [psi] */
 	struct feature_node *scratch;	/* dense input: a row's sparse form (rechecks) */
 	size_t scratch_row;
@@ -270,7 +276,8 @@ static void workspace_free(struct workspace *w)
 	free(w->scratch);
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, int quads, int dense)
+static int workspace_init(struct workspace *w, const struct ikmap *map, int quads, int stride,
+	int dense)
 {
 	memset(w, 0, sizeof *w);
 	w->x = malloc((size_t)TILE_ROWS * (size_t)map->dense_ld * sizeof(float));
@@ -282,7 +289,7 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 	w->ex2 = malloc(TILE_ROWS * sizeof(float));
 	w->qx2 = malloc(TILE_ROWS * sizeof(float));
 	w->float_window = malloc(TILE_ROWS * sizeof(double));
-	w->acc = aligned_alloc(64, VNNI_BLOCK * 2 * 16 * sizeof(int32_t));
+	w->acc = aligned_alloc(64, (size_t)VNNI_BLOCK * (size_t)stride * sizeof(int32_t));
 	w->flags = malloc((size_t)map->psi);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
 	w->scratch_row = SIZE_MAX;
@@ -292,13 +299,13 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 
 /*
  * The integer products of VNNI_BLOCK rows (xq, bytes q + 128, as int32
- * quads) with two partitionings' centres (c0, c1): acc[r][g][lane] =
+ * quads) with two groups of 16 centres (c0, c1): acc[r out_stride + 16 g + lane] =
  * sum (q_x + 128) q_c over the quads. Register-blocked: 24 accumulators,
  * the two centre vectors loaded once per quad, each row's quad broadcast.
  */
 __attribute__((target(VNNI_TARGET)))
 static void block_products(const uint8_t *xq, int quads, const int8_t *c0, const int8_t *c1,
-	int32_t *acc)
+	int32_t *acc, int out_stride)
 {
 	/* named accumulators: GCC spilt an array of them to the stack */
 #define ACC_DECL(r) __m512i a##r##0 = _mm512_setzero_si512(), a##r##1 = _mm512_setzero_si512()
@@ -323,8 +330,8 @@ static void block_products(const uint8_t *xq, int quads, const int8_t *c0, const
 	}
 #define ACC_STORE(r)                                                             \
 	do {                                                                     \
-		_mm512_store_si512((void *)(acc + (r) * 32), a##r##0);           \
-		_mm512_store_si512((void *)(acc + (r) * 32 + 16), a##r##1);      \
+		_mm512_store_si512((void *)(acc + (r) * out_stride), a##r##0);   \
+		_mm512_store_si512((void *)(acc + (r) * out_stride + 16), a##r##1); \
 	} while (0)
 	ACC_STORE(0); ACC_STORE(1); ACC_STORE(2); ACC_STORE(3); ACC_STORE(4); ACC_STORE(5);
 	ACC_STORE(6); ACC_STORE(7); ACC_STORE(8); ACC_STORE(9); ACC_STORE(10); ACC_STORE(11);
@@ -368,17 +375,17 @@ static void dot_pair(const float *x, const float *b0, const float *b1, int n, fl
  */
 __attribute__((target(VNNI_TARGET), noinline))
 static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, size_t row, int k,
-	unsigned hit, int r, struct workspace *w)
+	uint64_t hit, int r, struct workspace *w)
 {
 	int psi = map->psi, ld = map->dense_ld;
 	const float *xrow = w->x + (size_t)r * ld;
 	const float *centre = map->dense + (size_t)k * psi * ld;
 	float score[VNNI_MAX_PSI], best = INFINITY;
 	/* the candidates two at a time (an odd last one with itself) */
-	for (unsigned left = hit; left; ) {
-		int j0 = __builtin_ctz(left);
+	for (uint64_t left = hit; left; ) {
+		int j0 = __builtin_ctzll(left);
 		left &= left - 1;
-		int j1 = left ? __builtin_ctz(left) : j0;
+		int j1 = left ? __builtin_ctzll(left) : j0;
 		left &= left - 1;
 		dot_pair(xrow, centre + (size_t)j0 * ld, centre + (size_t)j1 * ld, ld, &score[j0],
 			&score[j1]);
@@ -401,54 +408,77 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
 }
 
 /*
- * The cells of a tile's n packed rows (first, ...) in every partitioning:
- * for each pair of partitionings, each block's integer products, then per
- * row and partitioning the score t_j in a vector, its lowest, the window
- * (top of this file) and, when it holds one centre, the cell.
+ * The cell of block row r (products at acc, the partitioning's groups
+ * 16 apart) in partitioning k: per group the scores t_j and bounds E_j in
+ * vectors, the lowest t_j + E_j, the window (top of this file) and, when
+ * it holds one centre, the cell.
+ */
+__attribute__((target(VNNI_TARGET), always_inline))
+static inline int partition_cell(const struct ikmap *map, const struct centres *c,
+	const struct ikmap_rows_in *in, size_t row, int k, const int32_t *acc, int r,
+	struct workspace *w)
+{
+	__m512 lo[VNNI_MAX_PSI / 16], top = _mm512_set1_ps(INFINITY);
+	__m512 sx = _mm512_set1_ps(w->scale[r]), ex2 = _mm512_set1_ps(w->ex2[r]);
+	__m512 qx2 = _mm512_set1_ps(w->qx2[r]);
+	for (int g = 0; g < c->groups; g++) {
+		size_t at = ((size_t)k * c->groups + (size_t)g) * 16;
+		__m512i d = _mm512_sub_epi32(_mm512_load_si512((const void *)(acc + g * 16)),
+			_mm512_loadu_si512((const void *)(c->bias + at)));
+		__m512 s = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(d),
+			_mm512_mul_ps(sx, _mm512_loadu_ps(c->scale2 + at)), _mm512_loadu_ps(c->norm + at));
+		/*
+		 * E_j rounded up, s + E_j up and s - E_j down: the window keeps
+		 * every j whose exact s_j - E_j is at most the exact
+		 * min (s_i + E_i) + window.
+		 */
+		__m512 e = _mm512_fmadd_round_ps(ex2, _mm512_loadu_ps(c->cnorm + at),
+			_mm512_mul_round_ps(qx2, _mm512_loadu_ps(c->cresid + at), UP), UP);
+		top = _mm512_min_ps(top, _mm512_add_round_ps(s, e, UP));
+		lo[g] = _mm512_sub_round_ps(s, e, DOWN);
+	}
+	float thr = float_at_least((double)_mm512_reduce_min_ps(top) + w->window[r]);
+	__m512 edge = _mm512_set1_ps(thr);
+	uint64_t hit = 0;
+	for (int g = 0; g < c->groups; g++)
+		hit |= (uint64_t)_mm512_cmp_ps_mask(lo[g], edge, _CMP_LE_OQ) << (16 * g);
+	return (hit & (hit - 1)) == 0 ? __builtin_ctzll(hit) : undecided(map, in, row, k, hit, r, w);
+}
+
+/*
+ * The cells of a tile's n packed rows (first, ...) in every partitioning.
+ * Per block of rows: the integer products two groups at a time (two
+ * partitionings when psi <= 16, else the groups of one, an odd last
+ * group twice), then each row's cell in each partitioning done.
  */
 __attribute__((target(VNNI_TARGET)))
 static void tile_cells(const struct ikmap *map, const struct centres *c,
 	const struct ikmap_rows_in *in, size_t first, int n, void *cells, struct workspace *w)
 {
-	int t = map->t, quads = c->quads;
+	int t = map->t, quads = c->quads, groups = c->groups, stride = c->stride;
+	int step = groups == 1 ? 2 : 1;
 	size_t cq = (size_t)quads * 64;
-	for (int k = 0; k < t; k += 2) {
-		int k1 = k + 1 < t ? k + 1 : k, parts = k + 1 < t ? 2 : 1;
+	for (int k = 0; k < t; k += step) {
+		int parts = k + step <= t ? step : t - k;
+		/* the first and one past the last group of this step (flat indices) */
+		int f0 = k * groups, f1 = (k + parts) * groups;
 		for (int r0 = 0; r0 < n; r0 += VNNI_BLOCK) {
-			block_products(w->xq + (size_t)r0 * quads * 4, quads, c->q + (size_t)k * cq,
-				c->q + (size_t)k1 * cq, w->acc);
+			const uint8_t *xq = w->xq + (size_t)r0 * quads * 4;
+			for (int f = f0; f < f1; f += 2) {
+				int g1 = f + 1 < f1 ? f + 1 : f;
+				block_products(xq, quads, c->q + (size_t)f * cq, c->q + (size_t)g1 * cq,
+					w->acc + (f - f0) * 16, stride);
+			}
 			int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
-			for (int g = 0; g < parts; g++) {
-				size_t at = (size_t)(k + g) * 16;
-				__m512i bias = _mm512_loadu_si512((const void *)(c->bias + at));
-				__m512 scale2 = _mm512_loadu_ps(c->scale2 + at);
-				__m512 norm = _mm512_loadu_ps(c->norm + at);
-				__m512 cnorm = _mm512_loadu_ps(c->cnorm + at);
-				__m512 cresid = _mm512_loadu_ps(c->cresid + at);
+			for (int p = 0; p < parts; p++)
 				for (int r = r0; r < r1; r++) {
 					if (w->norm[r] < 0)
 						continue;
-					__m512i d = _mm512_sub_epi32(_mm512_load_si512((const void *)(w->acc
-						+ (size_t)(r - r0) * 32 + (size_t)g * 16)), bias);
-					__m512 s = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(d),
-						_mm512_mul_ps(_mm512_set1_ps(w->scale[r]), scale2), norm);
-					/*
-					 * E_j rounded up, s + E_j up and s - E_j down: the
-					 * window keeps every j whose exact s_j - E_j is at
-					 * most the exact min (s_i + E_i) + window.
-					 */
-					__m512 e = _mm512_fmadd_round_ps(_mm512_set1_ps(w->ex2[r]), cnorm,
-						_mm512_mul_round_ps(_mm512_set1_ps(w->qx2[r]), cresid, UP), UP);
-					float low = _mm512_reduce_min_ps(_mm512_add_round_ps(s, e, UP));
-					float thr = float_at_least((double)low + w->window[r]);
-					unsigned hit = _mm512_cmp_ps_mask(_mm512_sub_round_ps(s, e, DOWN),
-						_mm512_set1_ps(thr), _CMP_LE_OQ);
 					size_t row = first + (size_t)r;
-					int cell = (hit & (hit - 1)) == 0 ? __builtin_ctz(hit)
-						: undecided(map, in, row, k + g, hit, r, w);
-					ikmap_put_cell(map, cells, row * t + (size_t)(k + g), (uint32_t)cell);
+					int cell = partition_cell(map, c, in, row, k + p, w->acc
+						+ (size_t)(r - r0) * stride + (size_t)p * groups * 16, r, w);
+					ikmap_put_cell(map, cells, row * t + (size_t)(k + p), (uint32_t)cell);
 				}
-			}
 		}
 	}
 }
@@ -496,7 +526,7 @@ static int pack_block(const struct ikmap *map, const struct centres *c,
 	return bad ? -2 : 0;
 }
 
-static int usable(const struct ikmap *map)
+int ikmap_anne_vnni_takes(const struct ikmap *map)
 {
 	const char *env = getenv("IKMAP_VNNI");
 	if (env && strcmp(env, "0") == 0)
@@ -506,12 +536,19 @@ static int usable(const struct ikmap *map)
 	 * wide rows stay on the float path, whose tiles shrink with d (here a
 	 * tile is TILE_ROWS packed rows, and each centre takes 16 lanes' room).
 	 */
-	if (map->prune || map->psi > VNNI_MAX_PSI || map->dim > VNNI_MAX_DIM || !map->dense
-			|| (size_t)map->t * (size_t)map->dim * 16 > VNNI_MAX_CENTRE_BYTES)
+	size_t groups = ((size_t)map->psi + 15) / 16;
+	if (map->psi > VNNI_MAX_PSI || map->dim > VNNI_MAX_DIM
+			|| (size_t)map->t * groups * (size_t)map->dim * 16 > VNNI_MAX_CENTRE_BYTES)
 		return 0;
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
 		&& __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+/* The plain dense path's maps only: a pruned map has no centre matrix. */
+static int usable(const struct ikmap *map)
+{
+	return !map->prune && map->dense && ikmap_anne_vnni_takes(map);
 }
 
 int ikmap_anne_vnni_ready(const struct ikmap *map)
@@ -533,7 +570,7 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 #pragma omp parallel num_threads(threads) reduction(|:failed)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, quads, in->rows == NULL) ? 1 : 0;
+		failed = workspace_init(&w, map, quads, c.stride, in->rows == NULL) ? 1 : 0;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
@@ -564,6 +601,12 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 }
 
 #else
+
+int ikmap_anne_vnni_takes(const struct ikmap *map)
+{
+	(void)map;
+	return 0;
+}
 
 int ikmap_anne_vnni_ready(const struct ikmap *map)
 {

@@ -367,6 +367,12 @@ double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f
 struct ikmap_rows_in;
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads);
+/*
+ * 1 when the 8-bit path would take this map once it is plain dense (psi,
+ * d, CPU, IKMAP_VNNI): the cost model then builds no pruning structure
+ * (anne_prune.c's ikmap_prune_useful), as the 8-bit products beat it.
+ */
+int ikmap_anne_vnni_takes(const struct ikmap *map);
 /* 1 when ikmap_anne_vnni_map would take this map's rows now (for tests). */
 int ikmap_anne_vnni_ready(const struct ikmap *map);
 

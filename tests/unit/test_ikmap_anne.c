@@ -592,7 +592,7 @@ START_TEST(scan_kernels_do_not_matter)
 END_TEST
 
 /*
- * The 8-bit path for psi <= 16 (anne_vnni.c, where the CPU has
+ * The 8-bit path for psi <= 64 (anne_vnni.c, where the CPU has
  * AVX512-VNNI) gives the float path's cells (IKMAP_VNNI=0), which equal
  * the reference, from sparse and dense rows, on clustered wide data,
  * binary rows with true ties, two far clusters of tiny spread (where the
@@ -651,8 +651,8 @@ START_TEST(vnni_products_do_not_matter)
 {
 	struct data train = prototype_data(600, 150, 10, 0.1, 51);
 	struct data query = prototype_data(250, 150, 10, 0.1, 52);
-	int psis[] = { 1, 2, 5, 16 };
-	for (int i = 0; i < 4; i++)
+	int psis[] = { 1, 2, 5, 16, 17, 32, 45, 64 };
+	for (int i = 0; i < 8; i++)
 		check_vnni(&train, &query, 11, psis[i], 1);
 	check_vnni(&train, &query, 4, 13, 0);
 	data_free(&train);
@@ -664,6 +664,7 @@ START_TEST(vnni_products_do_not_matter)
 		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
 			set(&ties, i, f->index, f->value);
 	check_vnni(&ties, &ties, 9, 16, 0);
+	check_vnni(&ties, &ties, 9, 40, 0);
 	data_free(&base);
 	data_free(&ties);
 	/* far clusters, tiny spread: nearly every partitioning left to the float scores */
