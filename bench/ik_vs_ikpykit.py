@@ -141,7 +141,8 @@ def ours(path, t, psi, threads, route, reps, env=None, tool=TOOL):
 		"nosgemm"], capture_output=True, text=True, check=True, env=full).stdout
 	kv = dict(f.split("=", 1) for f in out.split())
 	res = {"build_s": float(kv["build_s"]), "map_s": float(kv["map_s"]), "path": kv["path"],
-		"pruned": kv.get("pruned") == "1", "blas": kv["blas"].replace("_", " ")}
+		"pruned": kv.get("pruned") == "1", "vnni": kv.get("vnni") == "1",
+		"blas": kv["blas"].replace("_", " ")}
 	if "full_fraction" in kv:
 		res["full_fraction"] = float(kv["full_fraction"])
 	res["seconds"] = res["build_s"] + res["map_s"]
@@ -215,9 +216,11 @@ def main():
 		res["baseline"] = a.baseline
 	for psi in [int(v) for v in a.psi.split(",")]:
 		base = "%d/%d/%d" % (a.rows, a.t, psi)
-		once(base + "/plain", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps))
+		# plain and before: the float GEMM, as their columns say (no 8-bit path)
+		once(base + "/plain", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps,
+			{"IKMAP_VNNI": "0"}))
 		once(base + "/before", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps,
-			{"IKMAP_SGEMM": "openblas"}))
+			{"IKMAP_SGEMM": "openblas", "IKMAP_VNNI": "0"}))
 		for _ in range(a.rounds):
 			once(base + "/ikpykit", lambda: child(a.ikpykit_python, "ikpykit", a.rows, a.t,
 				psi, a.threads, a.reps if psi <= 256 else 1), True)
@@ -268,9 +271,11 @@ def report(res, psis, a):
 		", ".join(first.get("blas", ["?"]))))
 	before0 = res.get("%d/%d/%d/before" % (rows, t, psis[0]), {})
 	L.append("- Ours: `bench/ik_mapping` (C), ikmap_build + ikmap_map of every row; the build's "
-		"SGEMM: %s. 'now' is the path the cost model picks (the dense path with exact pruning, "
-		"`ikmap/anne_prune.c`, where it pays); 'plain' is the dense path without pruning (one float "
-		"GEMM against all t psi centres) on that SGEMM; 'before' is the plain path on OpenBLAS "
+		"SGEMM: %s. 'now' is the path the cost model picks (for psi <= 64 on a CPU with "
+		"AVX512-VNNI the dense path by 8-bit products with a rigorous bound, `ikmap/anne_vnni.c`; "
+		"else the dense path with exact pruning, `ikmap/anne_prune.c`, where it pays); 'plain' is "
+		"the dense path without pruning (one float GEMM against all t psi centres, "
+		"`IKMAP_VNNI=0`) on that SGEMM; 'before' is the plain path on OpenBLAS "
 		"(`IKMAP_SGEMM=openblas`; here %s, where this machine's OpenBLAS 0.3.21 once offered only "
 		"its Prescott SSE3 kernel). 'plain' and 'before' include the build's pruning probe (about "
 		"0.05-0.15 s, dropped after). The cells are identical in all three." % (
@@ -300,7 +305,7 @@ def report(res, psis, a):
 		if any("seconds" not in r for r in (ik, pl, now, before)):
 			L.append("| %d | %s | | | | | | | | |" % (psi, ik.get("error", "missing")))
 			continue
-		path = now["path"] + (", pruned" if now["pruned"] else "")
+		path = now["path"] + (", pruned" if now["pruned"] else "") + (", 8-bit" if now.get("vnni") else "")
 		frac = "%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now else "100 %"
 		line = "| %d | %s | %s | %.1fx | %s | %.1fx | %s | **%.1fx** | %s | %s |" % (psi,
 			fmt(ik["seconds"]), fmt(before["seconds"]), ik["seconds"] / before["seconds"],
