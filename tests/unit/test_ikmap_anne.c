@@ -537,6 +537,18 @@ END_TEST
  * dense path, psi a multiple of 16 and not (the kernels' partial
  * vectors), with ties.
  */
+/* Ties: 240 binary rows (90 features) repeating 8 random patterns. */
+static struct data tie_rows(uint64_t seed)
+{
+	struct data base = random_data(8, 90, 0.3, 1, 1, seed);
+	struct data ties = data_new(240, 90);
+	for (int i = 0; i < ties.n; i++)
+		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
+			set(&ties, i, f->index, f->value);
+	data_free(&base);
+	return ties;
+}
+
 static void *cells_with_scans(struct ikmap *map, const struct data *q, int generic)
 {
 	ikmap_generic_scans = generic;
@@ -576,17 +588,11 @@ START_TEST(scan_kernels_do_not_matter)
 	}
 	data_free(&train);
 	data_free(&query);
-	/* ties: binary rows from few patterns */
-	struct data base = random_data(8, 90, 0.3, 1, 1, 43);
-	struct data ties = data_new(240, 90);
-	for (int i = 0; i < ties.n; i++)
-		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
-			set(&ties, i, f->index, f->value);
+	struct data ties = tie_rows(43);
 	struct ikmap *map = build(&ties, 7, 45, 0, 23);
 	check_scans(map, &ties, &ties, 0, 0);
 	check_scans(map, &ties, &ties, 0, 1);
 	ikmap_free(map);
-	data_free(&base);
 	data_free(&ties);
 }
 END_TEST
@@ -657,15 +663,9 @@ START_TEST(vnni_products_do_not_matter)
 	check_vnni(&train, &query, 4, 13, 0);
 	data_free(&train);
 	data_free(&query);
-	/* ties: binary rows from few patterns */
-	struct data base = random_data(8, 90, 0.3, 1, 1, 53);
-	struct data ties = data_new(240, 90);
-	for (int i = 0; i < ties.n; i++)
-		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
-			set(&ties, i, f->index, f->value);
+	struct data ties = tie_rows(53);
 	check_vnni(&ties, &ties, 9, 16, 0);
 	check_vnni(&ties, &ties, 9, 40, 0);
-	data_free(&base);
 	data_free(&ties);
 	/* far clusters, tiny spread: nearly every partitioning left to the float scores */
 	struct rng g;
