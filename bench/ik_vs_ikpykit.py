@@ -95,13 +95,15 @@ try:
         for p in threadpool_info() if p.get("user_api") == "blas"]
 except ImportError:
     pass
-best = None
+best = cpu = None
 for _ in range(reps):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     Z = make().fit_transform(X)
-    s = time.perf_counter() - t0
+    s, c = time.perf_counter() - t0, time.process_time() - c0
     best = s if best is None else min(best, s)
+    cpu = c if cpu is None else min(cpu, c)
 info["seconds"] = best
+info["cpu_seconds"] = cpu
 info["shape"] = list(Z.shape)
 info["nnz_per_row"] = float(Z.getnnz() / Z.shape[0]) if hasattr(Z, "getnnz") else None
 print("RESULT " + json.dumps(info))
@@ -141,6 +143,7 @@ def ours(path, t, psi, threads, route, reps, env=None, tool=TOOL):
 		"nosgemm"], capture_output=True, text=True, check=True, env=full).stdout
 	kv = dict(f.split("=", 1) for f in out.split())
 	res = {"build_s": float(kv["build_s"]), "map_s": float(kv["map_s"]), "path": kv["path"],
+		"cpu_seconds": float(kv["build_cpu_s"]) + float(kv["map_cpu_s"]),
 		"pruned": kv.get("pruned") == "1", "vnni": kv.get("vnni") == "1",
 		"blas": kv["blas"].replace("_", " ")}
 	if "full_fraction" in kv:
@@ -306,7 +309,9 @@ def report(res, psis, a):
 			L.append("| %d | %s | | | | | | | | |" % (psi, ik.get("error", "missing")))
 			continue
 		path = now["path"] + (", pruned" if now["pruned"] else "") + (", 8-bit" if now.get("vnni") else "")
-		frac = "%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now else "100 %"
+		frac = ("%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now
+			else "none in full (8-bit scores; float ones where those leave a tie open)"
+			if now.get("vnni") else "100 %")
 		line = "| %d | %s | %s | %.1fx | %s | %.1fx | %s | **%.1fx** | %s | %s |" % (psi,
 			fmt(ik["seconds"]), fmt(before["seconds"]), ik["seconds"] / before["seconds"],
 			fmt(pl["seconds"]), ik["seconds"] / pl["seconds"], fmt(now["seconds"]),
@@ -325,6 +330,26 @@ def report(res, psis, a):
 				else:
 					line += " %s | |" % b.get("error", "not run")
 		L.append(line)
+	cpu_keys = ("ikpykit", "ours-python", "ours", "base-python", "base-c")
+	if any("cpu_seconds" in res.get("%d/%d/%d/%s" % (rows, t, p, key), {}) for p in psis
+			for key in cpu_keys[1:]):
+		L.append("")
+		L.append("Process CPU time (all threads; the best run, as above): less disturbed by other "
+			"jobs than wall time when the machine is loaded, but a spinning BLAS or OpenMP thread "
+			"counts too.")
+		L.append("")
+		L.append("| psi | ikpykit CPU (s) | ours Python CPU (s) | **ikpykit / Python** | ours C CPU (s) "
+			"| ikpykit / C | Python before (%s) CPU (s) | ikpykit / Python before |" % (name or "-"))
+		L.append("|---|---|---|---|---|---|---|---|")
+		for psi in psis:
+			k = "%d/%d/%d/" % (rows, t, psi)
+			ik = res.get(k + "ikpykit", {}).get("cpu_seconds")
+			cells = []
+			for key in ("ours-python", "ours", "base-python"):
+				v = res.get(k + key, {}).get("cpu_seconds")
+				cells.append("%s | %s" % (fmt(v), "%.1fx" % (ik / v) if ik and v else "")
+					if v else " | ")
+			L.append("| %d | %s | %s |" % (psi, fmt(ik) if ik else "", " | ".join(cells)))
 	L.append("")
 	L.append("'full distances computed': the share of (row, centre) pairs whose full %d-dimensional "
 		"distance the pruned path still computed; the rest were ruled out by a lower bound from 64 "
