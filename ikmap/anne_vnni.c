@@ -1,21 +1,24 @@
 /*
- * anne_vnni.c - the plain dense aNNE path for small psi (<= 16) by 8-bit
- * integer products (AVX512-VNNI), with the cells still exactly those of
- * ikmap.h (the reference distance, ties to the lowest index).
+ * anne_vnni.c - the plain dense aNNE path for psi <= 64 by 8-bit integer
+ * products (AVX512-VNNI), with the cells still exactly those of ikmap.h
+ * (the reference distance, ties to the lowest index).
  *
  * Contract: ikmap_anne_vnni_map(map, in, count, cells, threads) maps the
  * rows as anne_dense.c's dense_map would, with identical cells, and
  * returns 0, -1 (out of memory) or -2 (a non-finite dense value); or 1
- * without touching anything when it does not apply (psi > 16, a CPU
- * without AVX512-VNNI, a pruned map, or IKMAP_VNNI=0 in the environment),
- * and the caller then takes the float GEMM.
+ * without touching anything when it does not apply (psi > 64, d > 8192,
+ * a CPU without AVX512-VNNI/BW/VL, a pruned map, or IKMAP_VNNI=0 in the
+ * environment), and the caller then takes the float GEMM.
+ * ikmap_anne_vnni_takes(map) says whether it would take the map once
+ * plain dense (the cost model then builds no pruning structure).
  *
  * Why: at psi 16 the float GEMM of the plain path runs near the CPU's
  * float peak, and pruning does not pay there (bench/results/
  * ik-vs-ikpykit-profile.md). One VPDPBUSD does 64 byte products where one
- * float FMA does 16, and the t psi centres as bytes fit in L2, so the
- * scores come about four times as cheap; a row block's scores stay in
- * registers and their argmin is taken there (no score matrix, no packing).
+ * float FMA does 16, and the centres as bytes are a quarter of the
+ * floats; a block's scores stay in registers and their argmin is taken
+ * there (no score matrix). Centres go in groups of 16, one int32 lane
+ * each (up to four groups a partitioning).
  *
  * Rigour (notation of anne_exact.c: u = 2^-24). The dense path's rows
  * x' and centres c' (centred, in float; c' = -dense/2 exactly) give the
@@ -25,16 +28,21 @@
  * and norms' rounding bound T - D, its GEMM term only adds. Here each
  * vector v is quantised as s_v q_v (q_v in [-127, 127], one float scale
  * per row or centre), with residual e_v = v - s_v q_v whose norm is
- * computed in double. Then, by Cauchy-Schwarz,
- *     |x'.c' - s_x s_c q_x.q_c| <= ||e_x|| ||c'|| + s_x ||q_x|| ||e_c|| = Q.
- * q_x.q_c is exact (int32: at most 16383 * 127 * 255 per lane... far
- * below 2^31 for d < 65536, checked), and the score
- * t_j = fl(||c'_j||^2_f - fl(fl(q_x.q_c) fl(2 s_x s_c))) adds at most
- * 8u((A + B)^2 + Q) of rounding (A, B the norms of x' and of the
- * partitioning's largest c'). With E_q = 1.01 (2Q + 8u((A + B)^2 + Q))
- * (1.01: the double sums of the residual norms and B's float rounding),
- * |t_j + ||x'||^2_f - R_j| <= E_f + E_q, so the nearest centre is within
- * 2 (E_f + E_q) of the lowest t (the argument of anne_exact.c). When that
+ * measured in double (any q is rigorous: nothing assumes the rounding).
+ * By Cauchy-Schwarz, for centre j,
+ *     |x'.c'_j - s_x s_j q_x.q_j| <= ||e_x|| ||c'_j|| + s_x ||q_x|| ||e_j|| = Q_j.
+ * q_x.q_j is exact: the kernel sums (q_x + 128) q_j in int32 lanes (at
+ * most d 255 127 < 2^31 for d < 65536; this path takes d <= 8192) and
+ * 128 sum q_j comes off exactly. The score
+ * t_j = fl(||c'_j||^2_f - fl(q_x.q_j) fl(s_x 2 s_j)) (one fused rounding
+ * and two products) adds at most 8u((A + B)^2 + Q_j) (A, B the norms of
+ * x' and of the largest c'). With E_j = 1.01 2 Q_j (1.01: the double
+ * sums of the residual norms and the float norms' rounding) and
+ * W = 2 (E_f + 1.01 8u ((A + B)^2 + max Q)),
+ *     |t_j + ||x'||^2_f - R_j| <= E_j + W / 2,
+ * so the nearest centre j* has t_j* - E_j* <= min_i (t_i + E_i) + W (the
+ * argument of anne_exact.c with per-centre bounds), evaluated in the
+ * vector with E_j and t + E rounded up and t - E rounded down. When that
  * window holds one centre, it is the cell; else the centres in it get the
  * dense path's full float score (E_f) and its window, and a tie left
  * there goes to the reference distance, as on the dense path.

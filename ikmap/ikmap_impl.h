@@ -359,7 +359,7 @@ double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols,
 double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f, float *out);
 
 /*
- * anne_vnni.c: the plain dense path for psi <= 16 by 8-bit products
+ * anne_vnni.c: the plain dense path for psi <= 64 by 8-bit products
  * (AVX512-VNNI), cells identical to dense_map's. 0, -1 (out of memory),
  * -2 (a non-finite dense value), or 1 when it does not apply (psi, CPU,
  * a pruned map, IKMAP_VNNI=0): the caller maps the rows itself.
