@@ -14,7 +14,8 @@
  * THREADS threads, C[rows x t*psi] = A[rows x dim] B[t*psi x dim]^T (the
  * map's own layout); blas: which SGEMM the build uses (spaces as '_');
  * pruned=0|1, and when 1, full_fraction: the share of (row, centre) pairs
- * whose full distance was computed in the last mapping.
+ * whose full distance was computed in the last mapping; vnni=0|1: the
+ * rows went by 8-bit products (ikmap/anne_vnni.c).
  * nosgemm: skip the SGEMM timing (no sgemm_s).
  * A benchmark aid (bench/ik_mapping.py drives it), not part of the
  * library.
@@ -127,7 +128,10 @@ int main(int argc, char **argv)
 	if (ikmap_path(map) == IKMAP_PATH_DENSE && argc == 8)
 		printf(" sgemm_s=%.6f", time_sgemm(d.count, d.dim, (size_t)params.t * params.psi,
 			params.threads, reps));
-	printf(" build_cpu_s=%.6f pruned=%d", build_cpu_s, params.method == IKMAP_ANNE && ikmap_anne_pruned(map));
+	printf(" build_cpu_s=%.6f pruned=%d vnni=%d", build_cpu_s,
+		params.method == IKMAP_ANNE && ikmap_anne_pruned(map),
+		params.method == IKMAP_ANNE && ikmap_path(map) == IKMAP_PATH_DENSE
+			&& ikmap_anne_vnni_ready(map));
 	if (params.method == IKMAP_ANNE && ikmap_anne_pruned(map)) {
 		uint64_t pairs, full, exact;
 		ikmap_prune_stats(&pairs, &full, &exact);

@@ -95,13 +95,15 @@ try:
         for p in threadpool_info() if p.get("user_api") == "blas"]
 except ImportError:
     pass
-best = None
+best = cpu = None
 for _ in range(reps):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     Z = make().fit_transform(X)
-    s = time.perf_counter() - t0
+    s, c = time.perf_counter() - t0, time.process_time() - c0
     best = s if best is None else min(best, s)
+    cpu = c if cpu is None else min(cpu, c)
 info["seconds"] = best
+info["cpu_seconds"] = cpu
 info["shape"] = list(Z.shape)
 info["nnz_per_row"] = float(Z.getnnz() / Z.shape[0]) if hasattr(Z, "getnnz") else None
 print("RESULT " + json.dumps(info))
@@ -141,7 +143,9 @@ def ours(path, t, psi, threads, route, reps, env=None, tool=TOOL):
 		"nosgemm"], capture_output=True, text=True, check=True, env=full).stdout
 	kv = dict(f.split("=", 1) for f in out.split())
 	res = {"build_s": float(kv["build_s"]), "map_s": float(kv["map_s"]), "path": kv["path"],
-		"pruned": kv.get("pruned") == "1", "blas": kv["blas"].replace("_", " ")}
+		"cpu_seconds": float(kv["build_cpu_s"]) + float(kv["map_cpu_s"]),
+		"pruned": kv.get("pruned") == "1", "vnni": kv.get("vnni") == "1",
+		"blas": kv["blas"].replace("_", " ")}
 	if "full_fraction" in kv:
 		res["full_fraction"] = float(kv["full_fraction"])
 	res["seconds"] = res["build_s"] + res["map_s"]
@@ -215,9 +219,11 @@ def main():
 		res["baseline"] = a.baseline
 	for psi in [int(v) for v in a.psi.split(",")]:
 		base = "%d/%d/%d" % (a.rows, a.t, psi)
-		once(base + "/plain", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps))
+		# plain and before: the float GEMM, as their columns say (no 8-bit path)
+		once(base + "/plain", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps,
+			{"IKMAP_VNNI": "0"}))
 		once(base + "/before", lambda: ours(path, a.t, psi, a.threads, "plain", a.reps,
-			{"IKMAP_SGEMM": "openblas"}))
+			{"IKMAP_SGEMM": "openblas", "IKMAP_VNNI": "0"}))
 		for _ in range(a.rounds):
 			once(base + "/ikpykit", lambda: child(a.ikpykit_python, "ikpykit", a.rows, a.t,
 				psi, a.threads, a.reps if psi <= 256 else 1), True)
@@ -268,9 +274,11 @@ def report(res, psis, a):
 		", ".join(first.get("blas", ["?"]))))
 	before0 = res.get("%d/%d/%d/before" % (rows, t, psis[0]), {})
 	L.append("- Ours: `bench/ik_mapping` (C), ikmap_build + ikmap_map of every row; the build's "
-		"SGEMM: %s. 'now' is the path the cost model picks (the dense path with exact pruning, "
-		"`ikmap/anne_prune.c`, where it pays); 'plain' is the dense path without pruning (one float "
-		"GEMM against all t psi centres) on that SGEMM; 'before' is the plain path on OpenBLAS "
+		"SGEMM: %s. 'now' is the path the cost model picks (for psi <= 64 on a CPU with "
+		"AVX512-VNNI the dense path by 8-bit products with a rigorous bound, `ikmap/anne_vnni.c`; "
+		"else the dense path with exact pruning, `ikmap/anne_prune.c`, where it pays); 'plain' is "
+		"the dense path without pruning (one float GEMM against all t psi centres, "
+		"`IKMAP_VNNI=0`) on that SGEMM; 'before' is the plain path on OpenBLAS "
 		"(`IKMAP_SGEMM=openblas`; here %s, where this machine's OpenBLAS 0.3.21 once offered only "
 		"its Prescott SSE3 kernel). 'plain' and 'before' include the build's pruning probe (about "
 		"0.05-0.15 s, dropped after). The cells are identical in all three." % (
@@ -300,8 +308,10 @@ def report(res, psis, a):
 		if any("seconds" not in r for r in (ik, pl, now, before)):
 			L.append("| %d | %s | | | | | | | | |" % (psi, ik.get("error", "missing")))
 			continue
-		path = now["path"] + (", pruned" if now["pruned"] else "")
-		frac = "%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now else "100 %"
+		path = now["path"] + (", pruned" if now["pruned"] else "") + (", 8-bit" if now.get("vnni") else "")
+		frac = ("%.1f %%" % (100 * now["full_fraction"]) if "full_fraction" in now
+			else "none in full (8-bit scores; float ones where those leave a tie open)"
+			if now.get("vnni") else "100 %")
 		line = "| %d | %s | %s | %.1fx | %s | %.1fx | %s | **%.1fx** | %s | %s |" % (psi,
 			fmt(ik["seconds"]), fmt(before["seconds"]), ik["seconds"] / before["seconds"],
 			fmt(pl["seconds"]), ik["seconds"] / pl["seconds"], fmt(now["seconds"]),
@@ -320,6 +330,26 @@ def report(res, psis, a):
 				else:
 					line += " %s | |" % b.get("error", "not run")
 		L.append(line)
+	cpu_keys = ("ikpykit", "ours-python", "ours", "base-python", "base-c")
+	if any("cpu_seconds" in res.get("%d/%d/%d/%s" % (rows, t, p, key), {}) for p in psis
+			for key in cpu_keys[1:]):
+		L.append("")
+		L.append("Process CPU time (all threads; the best run, as above): less disturbed by other "
+			"jobs than wall time when the machine is loaded, but a spinning BLAS or OpenMP thread "
+			"counts too.")
+		L.append("")
+		L.append("| psi | ikpykit CPU (s) | ours Python CPU (s) | **ikpykit / Python** | ours C CPU (s) "
+			"| ikpykit / C | Python before (%s) CPU (s) | ikpykit / Python before |" % (name or "-"))
+		L.append("|---|---|---|---|---|---|---|---|")
+		for psi in psis:
+			k = "%d/%d/%d/" % (rows, t, psi)
+			ik = res.get(k + "ikpykit", {}).get("cpu_seconds")
+			cells = []
+			for key in ("ours-python", "ours", "base-python"):
+				v = res.get(k + key, {}).get("cpu_seconds")
+				cells.append("%s | %s" % (fmt(v), "%.1fx" % (ik / v) if ik and v else "")
+					if v else " | ")
+			L.append("| %d | %s | %s |" % (psi, fmt(ik) if ik else "", " | ".join(cells)))
 	L.append("")
 	L.append("'full distances computed': the share of (row, centre) pairs whose full %d-dimensional "
 		"distance the pruned path still computed; the rest were ruled out by a lower bound from 64 "

@@ -265,8 +265,8 @@ static int segment_cell(const struct ikmap *map, window_fn window,
 	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
-/* Writes [x - mean, 1, ||x - mean||^2] in float; returns ||x - mean|| (in double) or -1. */
-static double pack_row(const struct ikmap *map, const struct feature_node *f, float *out)
+/* See ikmap_impl.h. */
+double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f, float *out)
 {
 	const double *mean = map->mean;
 	double sq = 0;
@@ -348,7 +348,7 @@ static int map_tile(const struct ikmap *map, window_fn window,
 	for (int r = 0; r < nrows; r++) {
 		float *out = w->x + (size_t)r * ld;
 		if (in->rows) {
-			w->norm[r] = pack_row(map, in->rows[first + r], out);
+			w->norm[r] = ikmap_anne_pack_row(map, in->rows[first + r], out);
 		} else {
 			const struct ikmap_dense_in *d = in->dense;
 			int row_bad;
@@ -447,7 +447,8 @@ int ikmap_anne_dense_map(const struct ikmap *map, struct feature_node *const *ro
 	if (map->prune)
 		return ikmap_anne_prune_map(map, rows, count, cells, threads);
 	struct ikmap_rows_in in = { rows, NULL };
-	return dense_map(map, &in, count, cells, threads);
+	int status = ikmap_anne_vnni_map(map, &in, count, cells, threads);
+	return status != 1 ? status : dense_map(map, &in, count, cells, threads);
 }
 
 int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dense_in *x,
@@ -456,5 +457,6 @@ int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dens
 	if (map->prune)
 		return ikmap_anne_prune_map_matrix(map, x, count, cells, threads);
 	struct ikmap_rows_in in = { NULL, x };
-	return dense_map(map, &in, count, cells, threads);
+	int status = ikmap_anne_vnni_map(map, &in, count, cells, threads);
+	return status != 1 ? status : dense_map(map, &in, count, cells, threads);
 }

@@ -247,6 +247,14 @@ static double centred_norm(const struct ikmap *map, int s)
  * partitioning's largest centred norm (the pruned path, anne_prune.c,
  * makes the rows it needs per block of partitionings and needs no centre matrix).
  */
+/*
+ * Values touched below which the build's loops stay on the calling
+ * thread: threads cost more than they save there, and a process that
+ * forks after a small build keeps GNU OpenMP's thread pool unstarted
+ * (a child's parallel region can hang on a pool inherited from fork).
+ */
+#define PARALLEL_WORK (1 << 22)
+
 static int dense_basics(struct ikmap *map)
 {
 	if (map->mean)
@@ -259,6 +267,12 @@ static int dense_basics(struct ikmap *map)
 		drop_dense(map);
 		return -1;
 	}
+	/*
+	 * One sample per iteration, each summed in its own order: any thread
+	 * count gives these norms. Small maps stay serial (PARALLEL_WORK).
+	 */
+	int many = (double)map->nsamples * map->dim >= PARALLEL_WORK;
+#pragma omp parallel for num_threads(ikmap_threads(0)) schedule(static) if(many)
 	for (int s = 0; s < map->nsamples; s++)
 		norm[s] = centred_norm(map, s);
 	for (int k = 0; k < map->t; k++)
@@ -278,8 +292,12 @@ int ikmap_anne_dense_matrix(struct ikmap *map)
 	map->dense = malloc(dense_bytes(map));
 	if (!map->dense)
 		return -1;
-	for (size_t j = 0; j < (size_t)map->t * (size_t)map->psi; j++)
-		ikmap_anne_dense_row(map, map->centre[j], map->dense + j * (size_t)map->dense_ld);
+	long rows = (long)map->t * map->psi;
+	/* rows written apart: the matrix is the same on any thread count */
+	int many = (double)rows * map->dim >= PARALLEL_WORK;
+#pragma omp parallel for num_threads(ikmap_threads(0)) schedule(static) if(many)
+	for (long j = 0; j < rows; j++)
+		ikmap_anne_dense_row(map, map->centre[j], map->dense + (size_t)j * (size_t)map->dense_ld);
 	return 0;
 }
 

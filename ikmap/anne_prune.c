@@ -708,7 +708,8 @@ fail:
 
 int ikmap_prune_useful(const struct ikmap *map)
 {
-	return map->dim >= PRUNE_MIN_DIM && map->psi >= PRUNE_MIN_PSI;
+	/* where the 8-bit path (anne_vnni.c) maps the plain dense path, it is cheaper */
+	return map->dim >= PRUNE_MIN_DIM && map->psi >= PRUNE_MIN_PSI && !ikmap_anne_vnni_takes(map);
 }
 
 static double pruning_ratio(const struct ikmap *map);

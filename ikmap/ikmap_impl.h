@@ -384,6 +384,26 @@ int ikmap_anne_dense_map_matrix(const struct ikmap *map, const struct ikmap_dens
  */
 double ikmap_anne_pack_dense(const struct ikmap *map, const double *x, int cols, float *out,
 	int *bad, double *sq_out);
+/* The same for a sparse row f (no check of its values): returns ||x' - mean|| or -1. */
+double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f, float *out);
+
+/*
+ * anne_vnni.c: the plain dense path for psi <= 64 by 8-bit products
+ * (AVX512-VNNI), cells identical to dense_map's. 0, -1 (out of memory),
+ * -2 (a non-finite dense value), or 1 when it does not apply (psi, CPU,
+ * a pruned map, IKMAP_VNNI=0): the caller maps the rows itself.
+ */
+struct ikmap_rows_in;
+int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
+	void *cells, int threads);
+/*
+ * 1 when the 8-bit path would take this map once it is plain dense (psi,
+ * d, CPU, IKMAP_VNNI): the cost model then builds no pruning structure
+ * (anne_prune.c's ikmap_prune_useful), as the 8-bit products beat it.
+ */
+int ikmap_anne_vnni_takes(const struct ikmap *map);
+/* 1 when ikmap_anne_vnni_map would take this map's rows now (for tests). */
+int ikmap_anne_vnni_ready(const struct ikmap *map);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */

@@ -537,6 +537,18 @@ END_TEST
  * dense path, psi a multiple of 16 and not (the kernels' partial
  * vectors), with ties.
  */
+/* Ties: 240 binary rows (90 features) repeating 8 random patterns. */
+static struct data tie_rows(uint64_t seed)
+{
+	struct data base = random_data(8, 90, 0.3, 1, 1, seed);
+	struct data ties = data_new(240, 90);
+	for (int i = 0; i < ties.n; i++)
+		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
+			set(&ties, i, f->index, f->value);
+	data_free(&base);
+	return ties;
+}
+
 static void *cells_with_scans(struct ikmap *map, const struct data *q, int generic)
 {
 	ikmap_generic_scans = generic;
@@ -576,18 +588,94 @@ START_TEST(scan_kernels_do_not_matter)
 	}
 	data_free(&train);
 	data_free(&query);
-	/* ties: binary rows from few patterns */
-	struct data base = random_data(8, 90, 0.3, 1, 1, 43);
-	struct data ties = data_new(240, 90);
-	for (int i = 0; i < ties.n; i++)
-		for (const struct feature_node *f = base.row[i % 8]; f->index != -1; f++)
-			set(&ties, i, f->index, f->value);
+	struct data ties = tie_rows(43);
 	struct ikmap *map = build(&ties, 7, 45, 0, 23);
 	check_scans(map, &ties, &ties, 0, 0);
 	check_scans(map, &ties, &ties, 0, 1);
 	ikmap_free(map);
-	data_free(&base);
 	data_free(&ties);
+}
+END_TEST
+
+/*
+ * The 8-bit path for psi <= 64 (anne_vnni.c, where the CPU has
+ * AVX512-VNNI) gives the float path's cells (IKMAP_VNNI=0), which equal
+ * the reference, from sparse and dense rows, on clustered wide data,
+ * binary rows with true ties, two far clusters of tiny spread (where the
+ * 8-bit products decide almost nothing) and psi that do not fill a vector.
+ */
+static void *cells_vnni(struct ikmap *map, const struct data *q, int on, int dense)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	if (!on)
+		ck_assert_int_eq(setenv("IKMAP_VNNI", "0", 1), 0);
+	void *cells = malloc((size_t)q->n * ikmap_t(map) * ikmap_cell_size(map));
+	ck_assert_ptr_nonnull(cells);
+	if (dense) {
+		int d = q->d;
+		double *x = calloc((size_t)q->n * d, sizeof(double));
+		ck_assert_ptr_nonnull(x);
+		for (int r = 0; r < q->n; r++)
+			for (const struct feature_node *f = q->row[r]; f->index != -1; f++)
+				x[(size_t)r * d + f->index - 1] = f->value;
+		ck_assert_msg(ikmap_map_dense_on(map, x, (size_t)q->n, d, (size_t)d, cells, 2,
+			IKMAP_DEVICE_CPU, err) == 0, "%s", err);
+		free(x);
+	} else {
+		ck_assert_msg(ikmap_map(map, q->row, (size_t)q->n, cells, 2, err) == 0, "%s", err);
+	}
+	unsetenv("IKMAP_VNNI");
+	return cells;
+}
+
+static void check_vnni(const struct data *train, const struct data *query, int t, int psi,
+	int scale)
+{
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *map = build(train, t, psi, scale, 29);
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_DENSE, err) == 0, "%s", err);
+	ck_assert_int_eq(ikmap_anne_set_prune(map, 0, err), 0);
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+			&& __builtin_cpu_supports("avx512bw"))
+		ck_assert_msg(ikmap_anne_vnni_ready(map), "the 8-bit path was not taken (psi %d)", psi);
+#endif
+	size_t bytes = (size_t)query->n * ikmap_t(map) * ikmap_cell_size(map);
+	for (int dense = 0; dense < 2; dense++) {
+		void *on = cells_vnni(map, query, 1, dense), *off = cells_vnni(map, query, 0, dense);
+		ck_assert_msg(memcmp(on, off, bytes) == 0,
+			"8-bit and float cells differ (psi %d, %s rows)", psi, dense ? "dense" : "sparse");
+		free(on);
+		free(off);
+	}
+	check_cells(map, train, query, scale, (int)IKMAP_PATH_DENSE);
+	ikmap_free(map);
+}
+
+START_TEST(vnni_products_do_not_matter)
+{
+	struct data train = prototype_data(600, 150, 10, 0.1, 51);
+	struct data query = prototype_data(250, 150, 10, 0.1, 52);
+	int psis[] = { 1, 2, 5, 16, 17, 32, 45, 64 };
+	for (int i = 0; i < 8; i++)
+		check_vnni(&train, &query, 11, psis[i], 1);
+	check_vnni(&train, &query, 4, 13, 0);
+	data_free(&train);
+	data_free(&query);
+	struct data ties = tie_rows(53);
+	check_vnni(&ties, &ties, 9, 16, 0);
+	check_vnni(&ties, &ties, 9, 40, 0);
+	data_free(&ties);
+	/* far clusters, tiny spread: nearly every partitioning left to the float scores */
+	struct rng g;
+	rng_seed(&g, 54);
+	struct data far = data_new(200, 12);
+	for (int i = 0; i < far.n; i++)
+		for (int j = 1; j <= 12; j++)
+			set(&far, i, j, (i % 2 ? 1e4 : -1e4) + 1e-3 * rng_unit(&g));
+	check_vnni(&far, &far, 10, 16, 0);
+	data_free(&far);
 }
 END_TEST
 
@@ -642,6 +730,7 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, pruned_odd_rows);
 	tcase_add_test(pruned, pruned_thread_count_does_not_matter);
 	tcase_add_test(pruned, scan_kernels_do_not_matter);
+	tcase_add_test(pruned, vnni_products_do_not_matter);
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
 	suite_add_tcase(s, pruned);
 	return s;
