@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ikmap_impl.h"
+#include "tasks.h"
 
 /* One tree under construction. */
 struct tree {
@@ -341,6 +342,26 @@ static int concatenate(struct ikmap *map, struct tree *trees)
 	return 0;
 }
 
+/* ikmap_grow_forest's tasks: tree k, grown from its own draws and generator */
+struct grow_job {
+	const struct ikmap *map;
+	struct feature_node *const *rows;
+	const int *drawn;
+	struct rng *rngs;
+	struct tree *trees;
+	_Atomic int failed;
+};
+
+static void grow_task(void *context, size_t task, int worker)
+{
+	struct grow_job *job = context;
+	const struct ikmap *map = job->map;
+	(void)worker;
+	if (grow_tree(map, job->rows, job->drawn + task * (size_t)map->psi, map->psi,
+			&job->rngs[task], &job->trees[task]) != 0)
+		atomic_store(&job->failed, 1);
+}
+
 int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 	const int *drawn, struct rng *rngs, int threads, char *err)
 {
@@ -349,11 +370,9 @@ int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
-	int failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
-	for (int k = 0; k < map->t; k++)
-		failed |= grow_tree(map, rows, drawn + (size_t)k * map->psi, map->psi, &rngs[k],
-			&trees[k]) != 0;
+	struct grow_job job = { map, rows, drawn, rngs, trees, 0 };
+	ikmap_run_tasks(threads, (size_t)map->t, grow_task, &job);
+	int failed = atomic_load(&job.failed);
 	if (!failed)
 		failed = concatenate(map, trees);
 	for (int k = 0; k < map->t; k++) {
@@ -521,6 +540,28 @@ static void tree_leaves(const struct ikmap *map, int k, const double *value, siz
 	}
 }
 
+/* ikmap_forest_map's tasks: block b of rows, in worker's zeroed value buffer */
+struct map_job {
+	const struct ikmap *map;
+	struct feature_node *const *rows;
+	size_t count, block, ld;
+	void *cells;
+	double **value;		/* [workers]: block * ld doubles each, all zero between tasks */
+};
+
+static void map_task(void *context, size_t b, int worker)
+{
+	const struct map_job *job = context;
+	const struct ikmap *map = job->map;
+	double *value = job->value[worker];
+	size_t first = b * job->block;
+	size_t n = job->count - first < job->block ? job->count - first : job->block;
+	block_values(map, job->rows, first, n, value, job->ld, 0);
+	for (int k = 0; k < map->t; k++)
+		tree_leaves(map, k, value, job->ld, n, job->cells, first);
+	block_values(map, job->rows, first, n, value, job->ld, 1);
+}
+
 int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
 	void *cells, int threads)
 {
@@ -528,23 +569,16 @@ int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, 
 	size_t block = BLOCK_VALUES / ld;
 	block = block < 1 ? 1 : block > BLOCK_ROWS ? BLOCK_ROWS : block;
 	size_t nblocks = (count + block - 1) / block;
-	int failed = 0;
-#pragma omp parallel num_threads(threads) reduction(|:failed)
-	{
-		/* the block's rows on the split features; kept all zero between blocks */
-		double *value = calloc(block * ld, sizeof(double));
-		failed = value == NULL;
-#pragma omp for schedule(dynamic, 1)
-		for (size_t b = 0; b < nblocks; b++) {
-			if (!value)
-				continue;
-			size_t first = b * block, n = count - first < block ? count - first : block;
-			block_values(map, rows, first, n, value, ld, 0);
-			for (int k = 0; k < map->t; k++)
-				tree_leaves(map, k, value, ld, n, cells, first);
-			block_values(map, rows, first, n, value, ld, 1);
-		}
-		free(value);
-	}
+	int workers = ikmap_task_workers(threads, nblocks);
+	struct map_job job = { map, rows, count, block, ld, cells, NULL };
+	job.value = calloc((size_t)workers, sizeof *job.value);
+	int failed = job.value == NULL;
+	for (int w = 0; !failed && w < workers; w++)
+		failed = (job.value[w] = calloc(block * ld, sizeof(double))) == NULL;
+	if (!failed)
+		ikmap_run_tasks(workers, nblocks, map_task, &job);
+	for (int w = 0; job.value && w < workers; w++)
+		free(job.value[w]);
+	free(job.value);
 	return failed ? -1 : 0;
 }

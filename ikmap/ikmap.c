@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ikmap_impl.h"
+#include "tasks.h"
 
 /* The factors of scales 2-4 are computed here and stored: the Makefile compiles this file with
  * -ffp-contract=off, and clang builds that compile it themselves get the same from this pragma. */
@@ -170,6 +171,22 @@ static int check_rows(struct feature_node *const *rows, int n, int d,
 	return 0;
 }
 
+/* draw_rows' tasks: partitioning k's psi distinct rows, from its own generator */
+struct draw_job {
+	int n, psi;
+	struct rng *rngs;
+	int *drawn;
+	_Atomic int failed;
+};
+
+static void draw_task(void *context, size_t k, int worker)
+{
+	struct draw_job *job = context;
+	(void)worker;
+	if (ikmap_sample_distinct(&job->rngs[k], job->n, job->psi, job->drawn + k * (size_t)job->psi))
+		atomic_store(&job->failed, 1);
+}
+
 /* Every partitioning's psi distinct row numbers, at drawn[k*psi ..]. */
 static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char *err)
 {
@@ -178,11 +195,9 @@ static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char
 		ikmap_error(err, "out of memory");
 		return NULL;
 	}
-	int failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
-	for (int k = 0; k < t; k++)
-		failed |= ikmap_sample_distinct(&rngs[k], n, psi, drawn + (size_t)k * psi) != 0;
-	if (failed) {
+	struct draw_job job = { n, psi, rngs, drawn, 0 };
+	ikmap_run_tasks(threads, (size_t)t, draw_task, &job);
+	if (atomic_load(&job.failed)) {
 		free(drawn);
 		ikmap_error(err, "out of memory");
 		return NULL;
