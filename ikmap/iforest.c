@@ -388,6 +388,9 @@ int ikmap_grow_forest(struct ikmap *map, struct feature_node *const *rows,
 	return 0;
 }
 
+/* A quiet NaN (exponent all ones, top fraction bit set): any low 32 bits keep it a NaN. */
+#define LEAF_NAN UINT64_C(0x7ff8000000000000)
+
 int ikmap_forest_prepare(struct ikmap *map, char *err)
 {
 	int64_t total = map->tree_start[map->t];
@@ -436,9 +439,13 @@ int ikmap_forest_prepare(struct ikmap *map, char *err)
 	}
 	/*
 	 * A leaf goes on to itself: it tests the spare slot nslots, which
-	 * mapping keeps 0, against +infinity (never >=), and its next is its
-	 * own tree-relative index. So a row can take steps past its leaf
-	 * without leaving it, and the traversal needs no test per step.
+	 * mapping keeps 0, against a NaN (a comparison with a NaN is false,
+	 * so never >=), and its next is its own tree-relative index. So a row
+	 * can take steps past its leaf without leaving it, and the traversal
+	 * needs no test per step. The NaN's payload is the leaf's number
+	 * (leaf_cell): the row's cell is then in the node the traversal has
+	 * just loaded, where reading it from node_child missed the caches
+	 * (a third of predict's mapping time on a9a at psi 1024).
 	 */
 	for (int k = 0; k < map->t; k++)
 		for (int64_t i = map->tree_start[k]; i < map->tree_start[k + 1]; i++) {
@@ -446,9 +453,22 @@ int ikmap_forest_prepare(struct ikmap *map, char *err)
 			int leaf = map->node_slot[i] < 0;
 			node->slot = leaf ? map->nslots : map->node_slot[i];
 			node->next = leaf ? (int32_t)(i - map->tree_start[k]) : map->node_child[i];
-			node->split = leaf ? INFINITY : map->node_split[i];
+			if (leaf) {
+				uint64_t bits = LEAF_NAN | (uint32_t)map->node_child[i];
+				memcpy(&node->split, &bits, sizeof bits);
+			} else {
+				node->split = map->node_split[i];
+			}
 		}
 	return 0;
+}
+
+/* A leaf's number, from the payload of its flat node's NaN split. */
+static uint32_t leaf_cell(const struct ikmap_flat_node *node)
+{
+	uint64_t bits;
+	memcpy(&bits, &node->split, sizeof bits);
+	return (uint32_t)bits;
 }
 
 /* The slot of feature j (any int j), or -1 when no tree splits on it. */
@@ -527,7 +547,7 @@ static void tree_leaves(const struct ikmap *map, int k, const double *value, siz
 			if (at[j]->slot != leaf_slot || row[j] == SIZE_MAX)
 				continue;
 			ikmap_put_cell(map, cells, (first + row[j]) * (size_t)map->t + (size_t)k,
-				(uint32_t)map->node_child[map->tree_start[k] + (at[j] - tree)]);
+				leaf_cell(at[j]));
 			if (next < n) {
 				at[j] = tree;
 				row[j] = next;
