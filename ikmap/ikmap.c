@@ -875,22 +875,38 @@ size_t ikmap_raw_row(const struct ikmap *map, const struct feature_node *x,
 	out[c].value = 0;
 	return c;
 }
-uint64_t ikmap_checksum(const struct ikmap *map)
+
+int ikmap_known_checksum(const struct ikmap *map, uint64_t *sum)
 {
-	if (atomic_load_explicit(&map->checksum_known, memory_order_acquire))
-		return atomic_load_explicit(&map->checksum, memory_order_relaxed);
+	if (!atomic_load_explicit(&map->checksum_known, memory_order_acquire))
+		return 0;
+	*sum = atomic_load_explicit(&map->checksum, memory_order_relaxed);
+	return 1;
+}
+
+void ikmap_keep_checksum(const struct ikmap *map, uint64_t sum)
+{
 	/*
-	 * First request: hash now and keep it. Writing through the const
-	 * pointer is sound: every map comes from ikmap_alloc (never a const
-	 * object) and only these two atomic fields change. Threads that race
-	 * here compute and store the same value.
+	 * Writing through the const pointer is sound: every map comes from
+	 * ikmap_alloc (never a const object) and only these two atomic fields
+	 * change. Threads that race here store the same value.
 	 */
-	uint64_t sum = ikmap_stored_checksum(map);
 	struct ikmap *cache = (struct ikmap *)map;
 	atomic_store_explicit(&cache->checksum, sum, memory_order_relaxed);
 	atomic_store_explicit(&cache->checksum_known, 1, memory_order_release);
+}
+
+uint64_t ikmap_checksum(const struct ikmap *map)
+{
+	uint64_t sum;
+	if (ikmap_known_checksum(map, &sum))
+		return sum;
+	/* first request: hash now and keep it */
+	sum = ikmap_stored_checksum(map);
+	ikmap_keep_checksum(map, sum);
 	return sum;
 }
+
 enum ikmap_path ikmap_path(const struct ikmap *map)
 {
 	if (map->method == IKMAP_ACOS)
