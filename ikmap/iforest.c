@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ikmap_impl.h"
+#include "row_dups.h"
 #include "tasks.h"
 
 /* One tree under construction. */
@@ -518,7 +519,7 @@ static void block_values(const struct ikmap *map, struct feature_node *const *ro
 #define STEPS 4
 
 static void tree_leaves(const struct ikmap *map, int k, const double *value, size_t ld, size_t n,
-	void *cells, size_t first)
+	void *cells, const size_t *pos)
 {
 	const struct ikmap_flat_node *tree = map->flat_node + map->tree_start[k];
 	const int32_t leaf_slot = map->nslots;
@@ -546,7 +547,7 @@ static void tree_leaves(const struct ikmap *map, int k, const double *value, siz
 		for (int j = 0; j < LANES; j++) {
 			if (at[j]->slot != leaf_slot || row[j] == SIZE_MAX)
 				continue;
-			ikmap_put_cell(map, cells, (first + row[j]) * (size_t)map->t + (size_t)k,
+			ikmap_put_cell(map, cells, pos[row[j]] * (size_t)map->t + (size_t)k,
 				leaf_cell(at[j]));
 			if (next < n) {
 				at[j] = tree;
@@ -560,10 +561,14 @@ static void tree_leaves(const struct ikmap *map, int k, const double *value, siz
 	}
 }
 
-/* ikmap_forest_map's tasks: block b of rows, in worker's zeroed value buffer */
+/*
+ * ikmap_forest_map's tasks: block b of rows, in worker's zeroed value
+ * buffer; row i of rows gives the cells of row pos[i] of the output.
+ */
 struct map_job {
 	const struct ikmap *map;
 	struct feature_node *const *rows;
+	const size_t *pos;
 	size_t count, block, ld;
 	void *cells;
 	double **value;		/* [workers]: block * ld doubles each, all zero between tasks */
@@ -578,8 +583,31 @@ static void map_task(void *context, size_t b, int worker)
 	size_t n = job->count - first < job->block ? job->count - first : job->block;
 	block_values(map, job->rows, first, n, value, job->ld, 0);
 	for (int k = 0; k < map->t; k++)
-		tree_leaves(map, k, value, job->ld, n, job->cells, first);
+		tree_leaves(map, k, value, job->ld, n, job->cells, job->pos + first);
 	block_values(map, job->rows, first, n, value, job->ld, 1);
+}
+
+/* Rows hashed for repeats at a time: bounds the scratch (some 40 bytes a row). */
+#define DUP_ROWS 65536
+
+/*
+ * rows[0..count) into the job's rows and pos: the first row of each kind
+ * only (row_dups.h), its output position in pos; first[] says where each
+ * repeat copies from. Without memory for that, every row is its own first.
+ */
+static size_t distinct_rows(struct feature_node *const *rows, size_t count, size_t *first,
+	struct feature_node **kept, size_t *pos)
+{
+	size_t n = ikmap_row_firsts(rows, count, first);
+	for (size_t i = 0, at = 0; i < count; i++) {
+		if (n == 0)
+			first[i] = i;
+		if (first[i] == i) {
+			kept[at] = rows[i];
+			pos[at++] = i;
+		}
+	}
+	return n == 0 ? count : n;
 }
 
 int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, size_t count,
@@ -588,17 +616,35 @@ int ikmap_forest_map(const struct ikmap *map, struct feature_node *const *rows, 
 	size_t ld = (size_t)map->nslots + 1;
 	size_t block = BLOCK_VALUES / ld;
 	block = block < 1 ? 1 : block > BLOCK_ROWS ? BLOCK_ROWS : block;
-	size_t nblocks = (count + block - 1) / block;
-	int workers = ikmap_task_workers(threads, nblocks);
-	struct map_job job = { map, rows, count, block, ld, cells, NULL };
+	size_t chunk = count < DUP_ROWS ? count : DUP_ROWS;
+	int workers = ikmap_task_workers(threads, (chunk + block - 1) / block);
+	struct map_job job = { map, NULL, NULL, 0, block, ld, NULL, NULL };
+	size_t *first = malloc((chunk > 0 ? chunk : 1) * sizeof *first);
+	size_t *pos = malloc((chunk > 0 ? chunk : 1) * sizeof *pos);
+	struct feature_node **kept = malloc((chunk > 0 ? chunk : 1) * sizeof *kept);
 	job.value = calloc((size_t)workers, sizeof *job.value);
-	int failed = job.value == NULL;
+	int failed = !first || !pos || !kept || !job.value;
 	for (int w = 0; !failed && w < workers; w++)
 		failed = (job.value[w] = calloc(block * ld, sizeof(double))) == NULL;
-	if (!failed)
-		ikmap_run_tasks(workers, nblocks, map_task, &job);
+	size_t row_bytes = (size_t)map->t * ikmap_cell_size(map);
+	for (size_t done = 0; !failed && done < count; done += chunk) {
+		size_t n = count - done < chunk ? count - done : chunk;
+		unsigned char *out = (unsigned char *)cells + done * row_bytes;
+		job.rows = kept;
+		job.pos = pos;
+		job.count = distinct_rows(rows + done, n, first, kept, pos);
+		job.cells = out;
+		ikmap_run_tasks(workers, (job.count + block - 1) / block, map_task, &job);
+		/* a repeat's cells are its first's, mapped above (first[i] < i) */
+		for (size_t i = 0; i < n; i++)
+			if (first[i] != i)
+				memcpy(out + i * row_bytes, out + first[i] * row_bytes, row_bytes);
+	}
 	for (int w = 0; job.value && w < workers; w++)
 		free(job.value[w]);
 	free(job.value);
+	free(kept);
+	free(pos);
+	free(first);
 	return failed ? -1 : 0;
 }
