@@ -27,14 +27,16 @@ Options (a partial run appends a section to that file instead of rewriting it):
   --sets a9a,ijcnn1   only these sets; --kernels iforest   only these kernels
   --repeat N          train + predict timed N times, interleaved with --base's, the smallest CPU
                       (and wall) kept (default 1, as the full table)
+  --stat median       keep the median of the N runs instead of the smallest (CPU and wall each)
   --threads M         -m M on the timed train and predict (0, the default: none, all cores)
   --base DIR          also time DIR/train and DIR/predict (a build of an older commit) at the same
                       psi, interleaved with this tree's; adds its CPU seconds and per-row x, and
                       whether both builds wrote the same MODEL, MODEL.ik and predictions (cmp)
   --label TEXT        what the section calls this tree against --base
-Usage: bench/online_ogd.py [--sets LIST] [--kernels LIST] [--repeat N] [--threads M] [--base DIR]
+Usage: bench/online_ogd.py [--sets LIST] [--kernels LIST] [--repeat N] [--stat min|median] [--threads M]
+       [--base DIR]
 """
-import argparse, filecmp, lzma, os, platform, random, resource, subprocess, sys, tempfile, time
+import argparse, filecmp, lzma, os, platform, random, resource, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -112,13 +114,16 @@ def main():
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--kernels", default="iforest,anne")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--stat", choices=("min", "median"), default="min")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--base")
     ap.add_argument("--label", default="this tree")
     a = ap.parse_args()
     sets = a.sets.split(",")
     kernels = a.kernels.split(",")
-    partial = sets != list(SETS) or kernels != ["iforest", "anne"] or a.repeat != 1 or a.threads or a.base
+    partial = (sets != list(SETS) or kernels != ["iforest", "anne"] or a.repeat != 1 or a.threads or a.base
+               or a.stat != "min")
+    keep = min if a.stat == "min" else statistics.median
     m_opt = ["-m", a.threads] if a.threads > 0 else []
     rows = []
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -138,7 +143,8 @@ def main():
                     cv[psi] = accuracy(out)
                 psi = max(PSI_GRID, key=lambda g: (cv[g], -g))
                 m = folder / "m"
-                wall = cpu = base_wall = base_cpu = None
+                walls, cpus, base_walls, base_cpus = [], [], [], []
+                base_cpu = None
                 same = "-"
                 for _ in range(a.repeat):
                     if a.base:
@@ -146,11 +152,14 @@ def main():
                         bm.parent.mkdir(exist_ok=True)
                         _, w, c = timed_pair(Path(a.base) / "train", Path(a.base) / "predict", kernel, psi, tr,
                                              te, bm, bm.parent / "o", m_opt)
-                        base_wall = w if base_wall is None else min(base_wall, w)
-                        base_cpu = c if base_cpu is None else min(base_cpu, c)
+                        base_walls.append(w)
+                        base_cpus.append(c)
                     out, w, c = timed_pair(TRAIN, PREDICT, kernel, psi, tr, te, m, folder / "o", m_opt)
-                    wall = w if wall is None else min(wall, w)
-                    cpu = c if cpu is None else min(cpu, c)
+                    walls.append(w)
+                    cpus.append(c)
+                wall, cpu = keep(walls), keep(cpus)
+                if a.base:
+                    base_cpu = keep(base_cpus)
                 if a.base:
                     # the model file's last line names its .ik file (its own name): compare the rest
                     ml, bl = m.read_text().splitlines(), bm.read_text().splitlines()
@@ -181,7 +190,8 @@ def main():
     with open(out, "a" if partial else "w") as f:
         if partial:
             f.write(f"\n## Partial run: {a.label}; sets {a.sets}, kernels {a.kernels}, "
-                    f"{'-m %d' % a.threads if a.threads else 'default threads'}, CPU and wall the smallest of "
+                    f"{'-m %d' % a.threads if a.threads else 'default threads'}, CPU and wall the "
+                    f"{'smallest' if a.stat == 'min' else 'median'} of "
                     f"{a.repeat} train + predict runs" + (f", interleaved with {a.base}'s (before)" if a.base else "")
                     + "\n\nThe columns are the table's above")
             f.write((" plus before CPU s, before per-row x and same bytes (MODEL but its last line, which names"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ikmap_impl.h"
+#include "tasks.h"
 
 /* The factors of scales 2-4 are computed here and stored: the Makefile compiles this file with
  * -ffp-contract=off, and clang builds that compile it themselves get the same from this pragma. */
@@ -170,6 +171,22 @@ static int check_rows(struct feature_node *const *rows, int n, int d,
 	return 0;
 }
 
+/* draw_rows' tasks: partitioning k's psi distinct rows, from its own generator */
+struct draw_job {
+	int n, psi;
+	struct rng *rngs;
+	int *drawn;
+	_Atomic int failed;
+};
+
+static void draw_task(void *context, size_t k, int worker)
+{
+	struct draw_job *job = context;
+	(void)worker;
+	if (ikmap_sample_distinct(&job->rngs[k], job->n, job->psi, job->drawn + k * (size_t)job->psi))
+		atomic_store(&job->failed, 1);
+}
+
 /* Every partitioning's psi distinct row numbers, at drawn[k*psi ..]. */
 static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char *err)
 {
@@ -178,11 +195,9 @@ static int *draw_rows(int n, int t, int psi, struct rng *rngs, int threads, char
 		ikmap_error(err, "out of memory");
 		return NULL;
 	}
-	int failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:failed)
-	for (int k = 0; k < t; k++)
-		failed |= ikmap_sample_distinct(&rngs[k], n, psi, drawn + (size_t)k * psi) != 0;
-	if (failed) {
+	struct draw_job job = { n, psi, rngs, drawn, 0 };
+	ikmap_run_tasks(threads, (size_t)t, draw_task, &job);
+	if (atomic_load(&job.failed)) {
 		free(drawn);
 		ikmap_error(err, "out of memory");
 		return NULL;
@@ -194,6 +209,43 @@ static int cmp_row_number(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 	return (x > y) - (x < y);
+}
+
+/*
+ * The distinct row numbers of drawn[0..m) into ids, ascending, and every
+ * draw replaced by its rank among them; returns how many are distinct.
+ * When the n rows are not many more than the draws (train -k on a file:
+ * n up to some 32 times t * psi), a table of n marks does it in O(n + m);
+ * sorting the draws and a binary search per draw (O(m log m), some 8% of
+ * train -s 30 -k iforest on a9a) is left for n much larger than m, and
+ * for a table that cannot be allocated. Both give the same ids and ranks.
+ */
+static size_t rank_draws(int *drawn, size_t m, int n, int *ids)
+{
+	size_t u = 0;
+	int *rank = (size_t)n <= 32 * m + 65536 ? calloc((size_t)n, sizeof *rank) : NULL;
+	if (rank) {
+		for (size_t j = 0; j < m; j++)
+			rank[drawn[j]] = 1;
+		for (int r = 0; r < n; r++)
+			if (rank[r]) {
+				rank[r] = (int)u;
+				ids[u++] = r;
+			}
+		for (size_t j = 0; j < m; j++)
+			drawn[j] = rank[drawn[j]];
+		free(rank);
+		return u;
+	}
+	memcpy(ids, drawn, m * sizeof *ids);
+	qsort(ids, m, sizeof *ids, cmp_row_number);
+	for (size_t j = 0; j < m; j++)
+		if (u == 0 || ids[u - 1] != ids[j])
+			ids[u++] = ids[j];
+	for (size_t j = 0; j < m; j++)
+		drawn[j] = (int)((int *)bsearch(&drawn[j], ids, u, sizeof *ids,
+			cmp_row_number) - ids);
+	return u;
 }
 
 /*
@@ -224,16 +276,8 @@ static int partition(struct ikmap *map, int n, ikmap_row_source source, void *co
 		ikmap_error(err, "out of memory");
 		status = -1;
 	}
-	if (!status) {
-		memcpy(ids, drawn, m * sizeof *ids);
-		qsort(ids, m, sizeof *ids, cmp_row_number);
-		for (size_t j = 0; j < m; j++)
-			if (u == 0 || ids[u - 1] != ids[j])
-				ids[u++] = ids[j];
-		for (size_t j = 0; j < m; j++)
-			drawn[j] = (int)((int *)bsearch(&drawn[j], ids, u, sizeof *ids,
-				cmp_row_number) - ids);
-	}
+	if (!status)
+		u = rank_draws(drawn, m, n, ids);
 	if (!status) {
 		/* both ask for the drawn rows a part at a time (anne_collect.c, iforest.c) */
 		if (map->method == IKMAP_ANNE)
@@ -866,22 +910,38 @@ size_t ikmap_raw_row(const struct ikmap *map, const struct feature_node *x,
 	out[c].value = 0;
 	return c;
 }
-uint64_t ikmap_checksum(const struct ikmap *map)
+
+int ikmap_known_checksum(const struct ikmap *map, uint64_t *sum)
 {
-	if (atomic_load_explicit(&map->checksum_known, memory_order_acquire))
-		return atomic_load_explicit(&map->checksum, memory_order_relaxed);
+	if (!atomic_load_explicit(&map->checksum_known, memory_order_acquire))
+		return 0;
+	*sum = atomic_load_explicit(&map->checksum, memory_order_relaxed);
+	return 1;
+}
+
+void ikmap_keep_checksum(const struct ikmap *map, uint64_t sum)
+{
 	/*
-	 * First request: hash now and keep it. Writing through the const
-	 * pointer is sound: every map comes from ikmap_alloc (never a const
-	 * object) and only these two atomic fields change. Threads that race
-	 * here compute and store the same value.
+	 * Writing through the const pointer is sound: every map comes from
+	 * ikmap_alloc (never a const object) and only these two atomic fields
+	 * change. Threads that race here store the same value.
 	 */
-	uint64_t sum = ikmap_stored_checksum(map);
 	struct ikmap *cache = (struct ikmap *)map;
 	atomic_store_explicit(&cache->checksum, sum, memory_order_relaxed);
 	atomic_store_explicit(&cache->checksum_known, 1, memory_order_release);
+}
+
+uint64_t ikmap_checksum(const struct ikmap *map)
+{
+	uint64_t sum;
+	if (ikmap_known_checksum(map, &sum))
+		return sum;
+	/* first request: hash now and keep it */
+	sum = ikmap_stored_checksum(map);
+	ikmap_keep_checksum(map, sum);
 	return sum;
 }
+
 enum ikmap_path ikmap_path(const struct ikmap *map)
 {
 	if (map->method == IKMAP_ACOS)

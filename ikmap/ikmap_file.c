@@ -264,7 +264,13 @@ static void serialize(const struct ikmap *map, unsigned char *buf)
 {
 	struct writer w = { buf, NULL, 0, NULL, 0 };
 	put_stored(map, &w);
-	put_u64(&w, fnv1a(buf, (size_t)(w.p - buf)));
+	/* the hash (a serial multiply per byte) once per map: the model trailer asks for it too */
+	uint64_t sum;
+	if (!ikmap_known_checksum(map, &sum)) {
+		sum = fnv1a(buf, (size_t)(w.p - buf));
+		ikmap_keep_checksum(map, sum);
+	}
+	put_u64(&w, sum);
 }
 
 uint64_t ikmap_stored_checksum(const struct ikmap *map)

@@ -515,6 +515,15 @@ int ikmap_minmax_map(const struct ikmap *map, const struct ikmap_rows_in *in, si
 /* ikmap_file.c */
 /* The checksum of the stored part (no allocation: it is hashed as it is serialised). */
 uint64_t ikmap_stored_checksum(const struct ikmap *map);
+/*
+ * ikmap.c: the checksum cache of ikmap_checksum. ikmap_known_checksum
+ * gives 1 and the cached value, or 0 when none is cached yet;
+ * ikmap_keep_checksum caches sum, which must be ikmap_stored_checksum's
+ * (the file writer hashes the same bytes, so a save fills the cache and a
+ * save after ikmap_checksum does not hash again).
+ */
+int ikmap_known_checksum(const struct ikmap *map, uint64_t *sum);
+void ikmap_keep_checksum(const struct ikmap *map, uint64_t sum);
 
 /* ikmap_scan.c (ikmap.h "Streaming build") */
 /* The scale code a map of these parameters stores (iForest keeps only log1p, and 2 for a raw part). */
