@@ -54,6 +54,14 @@ struct l2r_objective {
 	double *dloss;		/* C[i] times d loss / d z at the current point */
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
 	double *part_acc;	/* acc_parts.count > 1: one partial X^T product per part, part_stride apart */
+	double *part_acc2;	/* the same for diag(H) summed with the gradient, or NULL */
+	/*
+	 * diag(X^T D X), summed with the gradient in the same pass over the
+	 * rows when memory allows (else NULL); diag_ready once the gradient
+	 * has set it (D changes only there, so it holds until the next one).
+	 */
+	double *diag;
+	bool diag_ready;
 	size_t part_stride;	/* n rounded up to whole cache lines */
 	double *part_sum;	/* parts.count: one part's share of a scalar sum */
 	struct columns columns;	/* by columns on several threads: X column-major; else empty */
