@@ -19,7 +19,14 @@
  * leaves every sum bit for bit as the branch did), and an exact trial
  * writes the trial slacks into r as it sums the change, keeping the old
  * ones in a scratch: the accepted trial is then already applied, instead
- * of a second pass over the column to move r.
+ * of a second pass over the column to move r. Where column j and the next
+ * coordinate's column list the same rows (dense data: every row), the
+ * pass that writes column j's new slacks also sums the next coordinate's
+ * derivatives from them (struct next_derivatives): the derivative loop is
+ * a chain of dependent additions that runs at the adder's latency, so
+ * adding its chains to the update's loop costs little, and a pass over
+ * the column is saved (satimage: about half of each coordinate's work).
+ * Every sum still adds the same terms in the same order: bit for bit.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -51,7 +58,19 @@ struct cdn {
 	double *row_scale;	/* sqrt(C_i): r_i at w = 0 */
 	double *curvature_bound;	/* per column: sum_i u_ij^2 */
 	double *saved_r;	/* r of one column's rows before an exact trial */
+	bool *full;		/* per column: it lists every row, 0..l-1 */
 	int unpenalised;	/* the bias column when it is not regularised, else -1 */
+};
+
+/*
+ * The next coordinate's L'_j and L''_j sums, taken in the pass that gives
+ * column j its final slacks: u is the next column's values (NULL: none
+ * asked for), dg and dh its sums, ready once they hold the final r's.
+ */
+struct next_derivatives {
+	const double *u;
+	double dg, dh;
+	bool ready;
 };
 
 static void cdn_free(struct cdn *s)
@@ -61,6 +80,7 @@ static void cdn_free(struct cdn *s)
 	free(s->row_scale);
 	free(s->curvature_bound);
 	free(s->saved_r);
+	free(s->full);
 }
 
 static int cdn_init(struct cdn *s, const struct row_set *X, const double *y,
@@ -84,12 +104,22 @@ static int cdn_init(struct cdn *s, const struct row_set *X, const double *y,
 		if (s->cols.start[j + 1] - s->cols.start[j] > longest)
 			longest = s->cols.start[j + 1] - s->cols.start[j];
 	s->saved_r = malloc(longest * sizeof *s->saved_r);
-	if (!s->saved_r) {
+	s->full = malloc(n * sizeof *s->full);
+	if (!s->saved_r || !s->full) {
 		free(s->r);
 		free(s->row_scale);
 		free(s->curvature_bound);
+		free(s->saved_r);
+		free(s->full);
 		columns_free(&s->cols);
 		return -1;
+	}
+	for (int j = 0; j < X->n; j++) {
+		size_t begin = s->cols.start[j];
+		bool full = s->cols.start[j + 1] - begin == (size_t)X->l;
+		for (int i = 0; full && i < X->l; i++)
+			full = s->cols.row[begin + (size_t)i] == i;
+		s->full[j] = full;
 	}
 	for (int i = 0; i < X->l; i++) {
 		s->row_scale[i] = sqrt(y[i] > 0 ? Cp : Cn);
@@ -133,19 +163,30 @@ static inline double if_positive(double x, double v)
 #endif
 }
 
+/*
+ * One row's terms of L'_j / -2 and L''_j / 2 (u = u_ij, r = r_i). Rows
+ * with r <= 0 add 0 (or u * 0): the sums are unchanged.
+ */
+static inline void add_derivative_terms(double u, double r, double *dg, double *dh)
+{
+	*dg += u * positive_part(r);
+	*dh += if_positive(r, u * u);
+}
+
+/* L'_j and L''_j from the sums of add_derivative_terms. */
+static void finish_derivatives(double dg, double dh, double *g, double *h)
+{
+	*g = -2 * dg;
+	*h = 2 * dh > MIN_CURVATURE ? 2 * dh : MIN_CURVATURE;
+}
+
 /* L'_j and L''_j at the current w. */
 static void cdn_derivatives(const struct cdn *s, int j, double *g, double *h)
 {
 	double dg = 0, dh = 0;
-	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++) {
-		double r = s->r[s->cols.row[k]];
-		double u = s->cols.value[k];
-		/* Rows with r <= 0 add 0 (or u * 0): the sums are unchanged. */
-		dg += u * positive_part(r);
-		dh += if_positive(r, u * u);
-	}
-	*g = -2 * dg;
-	*h = 2 * dh > MIN_CURVATURE ? 2 * dh : MIN_CURVATURE;
+	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++)
+		add_derivative_terms(s->cols.value[k], s->r[s->cols.row[k]], &dg, &dh);
+	finish_derivatives(dg, dh, g, h);
 }
 
 /*
@@ -155,32 +196,44 @@ static void cdn_derivatives(const struct cdn *s, int j, double *g, double *h)
  * every trial's slacks and change are what they would be from the
  * untouched r. cdn_restore puts the saved r back.
  */
-static double cdn_try(struct cdn *s, int j, double z, bool first)
+/*
+ * cdn_try's loop; un (the next column's values, over the same rows) not
+ * NULL also sums its derivative terms from the trial's slacks into nx.
+ * Inline, and called with first and un constant, so that each copy tests
+ * neither per row.
+ */
+static inline double try_loop(struct cdn *s, size_t begin, size_t end, double z, bool first,
+	const double *un, struct next_derivatives *nx)
 {
-	double change = 0;
-	size_t begin = s->cols.start[j], end = s->cols.start[j + 1];
+	double change = 0, dg = 0, dh = 0;
 	double *saved = s->saved_r - begin;
-	/* Two copies of the loop, so that neither tests first per row. */
-	if (first) {
-		for (size_t k = begin; k < end; k++) {
-			double *r = &s->r[s->cols.row[k]];
-			double old_r = *r;
-			saved[k] = old_r;
-			double new_r = old_r - s->cols.value[k] * z;
-			*r = new_r;
-			double p = positive_part(new_r), q = positive_part(old_r);
-			change += p * p - q * q;
-		}
-		return change;
-	}
 	for (size_t k = begin; k < end; k++) {
-		double old_r = saved[k];
+		double *r = &s->r[s->cols.row[k]];
+		double old_r = first ? *r : saved[k];
+		if (first)
+			saved[k] = old_r;
 		double new_r = old_r - s->cols.value[k] * z;
-		s->r[s->cols.row[k]] = new_r;
+		*r = new_r;
 		double p = positive_part(new_r), q = positive_part(old_r);
 		change += p * p - q * q;
+		if (un)
+			add_derivative_terms(un[k - begin], new_r, &dg, &dh);
+	}
+	if (un) {
+		nx->dg = dg;
+		nx->dh = dh;
 	}
 	return change;
+}
+
+static double cdn_try(struct cdn *s, int j, double z, bool first, struct next_derivatives *nx)
+{
+	size_t begin = s->cols.start[j], end = s->cols.start[j + 1];
+	if (first)
+		return nx->u ? try_loop(s, begin, end, z, true, nx->u, nx)
+			: try_loop(s, begin, end, z, true, NULL, nx);
+	return nx->u ? try_loop(s, begin, end, z, false, nx->u, nx)
+		: try_loop(s, begin, end, z, false, NULL, nx);
 }
 
 static void cdn_restore(struct cdn *s, int j)
@@ -190,11 +243,25 @@ static void cdn_restore(struct cdn *s, int j)
 		s->r[s->cols.row[k]] = s->saved_r[k - begin];
 }
 
-static void cdn_move(struct cdn *s, int j, double z, double *w)
+/* w_j += z and the slacks with it; with nx->u, the next coordinate's sums too. */
+static void cdn_move(struct cdn *s, int j, double z, double *w, struct next_derivatives *nx)
 {
 	w[j] += z;
-	for (size_t k = s->cols.start[j]; k < s->cols.start[j + 1]; k++)
-		s->r[s->cols.row[k]] -= s->cols.value[k] * z;
+	size_t begin = s->cols.start[j], end = s->cols.start[j + 1];
+	if (!nx->u) {
+		for (size_t k = begin; k < end; k++)
+			s->r[s->cols.row[k]] -= s->cols.value[k] * z;
+		return;
+	}
+	double dg = 0, dh = 0;
+	for (size_t k = begin; k < end; k++) {
+		double *r = &s->r[s->cols.row[k]];
+		*r -= s->cols.value[k] * z;
+		add_derivative_terms(nx->u[k - begin], *r, &dg, &dh);
+	}
+	nx->dg = dg;
+	nx->dh = dh;
+	nx->ready = true;
 }
 
 /* r from scratch, dropping the rounding the updates have accumulated. */
@@ -213,9 +280,11 @@ static void cdn_recompute_slacks(struct cdn *s, int l, const double *w)
 /*
  * Backtracks from the step d on coordinate j and takes the first step
  * that decreases f enough. Returns false when none of MAX_LINE_SEARCH
- * steps did (w is then unchanged).
+ * steps did (w is then unchanged). With nx->u set, nx->ready says whether
+ * nx holds the next coordinate's sums at the final slacks.
  */
-static bool cdn_line_search(struct cdn *s, int j, double g, double d, double *w)
+static bool cdn_line_search(struct cdn *s, int j, double g, double d, double *w,
+	struct next_derivatives *nx)
 {
 	bool penalised = j != s->unpenalised;
 	double wj = w[j];
@@ -232,13 +301,14 @@ static bool cdn_line_search(struct cdn *s, int j, double g, double d, double *w)
 			/* Accepted on the bound: r moves from the untouched slacks. */
 			if (tried)
 				cdn_restore(s, j);
-			cdn_move(s, j, z, w);
+			cdn_move(s, j, z, w, nx);
 			return true;
 		}
 		bool first = !tried;
 		tried = true;
-		if (reg + cdn_try(s, j, z, first) <= allowed) {
+		if (reg + cdn_try(s, j, z, first, nx) <= allowed) {
 			w[j] += z;	/* r already holds this trial */
+			nx->ready = nx->u != NULL;
 			return true;
 		}
 	}
@@ -283,11 +353,17 @@ int solve_l1r_l2_svc(const struct row_set *X, const double *y, double Cp, double
 		double max_violation = 0, violation = 0;
 		double margin = l1_shrink_margin(max_violation_old, l);
 		rng_shuffle_int(rng, order, active);
+		/* The sums for order[k] taken with order[k-1]'s step, when ready. */
+		struct next_derivatives nx = { NULL, 0, 0, false };
 		for (int k = 0; k < active; k++) {
 			int j = order[k];
 			bool penalised = j != s.unpenalised;
 			double g, h;
-			cdn_derivatives(&s, j, &g, &h);
+			if (nx.ready)
+				finish_derivatives(nx.dg, nx.dh, &g, &h);
+			else
+				cdn_derivatives(&s, j, &g, &h);
+			nx.ready = false;
 			if (l1_shrinkable(w[j], g, penalised, margin)) {
 				active--;
 				order[k] = order[active];
@@ -303,9 +379,18 @@ int solve_l1r_l2_svc(const struct row_set *X, const double *y, double Cp, double
 			double d = l1_newton_step(w[j], g, h, penalised);
 			if (fabs(d) < NEGLIGIBLE_STEP)
 				continue;
+			/*
+			 * order[k + 1] is the next coordinate visited (nothing
+			 * reorders order[] between this step and its visit).
+			 */
+			nx.u = NULL;
+			if (k + 1 < active && s.full[j] && s.full[order[k + 1]])
+				nx.u = s.cols.value + s.cols.start[order[k + 1]];
 			/* A descent step that fails has met rounding built up in r. */
-			if (!cdn_line_search(&s, j, g, d, w))
+			if (!cdn_line_search(&s, j, g, d, w, &nx)) {
+				nx.ready = false;
 				cdn_recompute_slacks(&s, l, w);
+			}
 		}
 		if (pass == 0)
 			violation_init = violation;
