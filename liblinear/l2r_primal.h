@@ -14,8 +14,9 @@
  * part), and every sum over rows is taken in an order fixed by the data
  * alone (struct row_parts; by_columns; see l2r_primal.c), so results are
  * bit-identical for any number of threads. Extra memory: at most nnz/4
- * doubles for partial sums, or, summing by columns on several threads, a
- * column-major copy of X (12 bytes a nonzero).
+ * doubles for partial sums (those of diag(H), summed with the gradient,
+ * included), or, summing by columns on several threads, a column-major
+ * copy of X (12 bytes a nonzero); and a few vectors of n and of l.
  */
 #ifndef LIBLINEAR_L2R_PRIMAL_H
 #define LIBLINEAR_L2R_PRIMAL_H
