@@ -62,6 +62,9 @@ static const int PART_MAX = 24;
  */
 static const int PART_GRAIN = 12;
 
+/* Rows of at least this many nonzeros on average take dot products in pairs (rows_dots). */
+static const int PAIR_ROW_NNZ = 32;
+
 /* A cache line (64 bytes on current x86-64 and ARM cores). */
 enum { CACHE_LINE = 64 };
 
@@ -206,14 +209,27 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
  * part; the schedule of part loops is dynamic because parts differ in cost.
  */
 
-/* out[i] = x_i . v for rows [begin, end), two rows at a time (rows_dot_pair). */
-static void rows_dots(const struct row_set *X, int begin, int end, const double *v, double *out)
+/*
+ * out[i] = x_i . v for rows [begin, end); with o->pair_rows two rows at a
+ * time (rows_dot_pair, the same sums). Pairs pay where the additions'
+ * latency is what a row costs: rows of one length (their loop exits are
+ * predicted) or long ones (a9a, letter, satimage -s 0: 8% to 24% fewer
+ * samples in H v). Rows of many short lengths lose by them (w8a: 8% more:
+ * the mispredicted loop exits cost more, and there are more of them).
+ */
+static void rows_dots(const struct l2r_objective *o, int begin, int end, const double *v,
+	double *out)
 {
+	if (!o->pair_rows) {
+		for (int i = begin; i < end; i++)
+			out[i] = rows_dot(o->X, i, v);
+		return;
+	}
 	int i = begin;
 	for (; i + 1 < end; i += 2)
-		rows_dot_pair(X, i, i + 1, v, &out[i], &out[i + 1]);
+		rows_dot_pair(o->X, i, i + 1, v, &out[i], &out[i + 1]);
 	if (i < end)
-		out[i] = rows_dot(X, i, v);
+		out[i] = rows_dot(o->X, i, v);
 }
 
 /* out[i] = x_i . v for every row. */
@@ -222,7 +238,7 @@ static void rows_times(const struct l2r_objective *o, const double *v, double *o
 	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
-		rows_dots(o->X, part_begin(&o->parts, k), end, v, out);
+		rows_dots(o, part_begin(&o->parts, k), end, v, out);
 	}
 }
 
@@ -266,7 +282,7 @@ static double rows_times_and_loss(const struct l2r_objective *o, const double *w
 		if (zero)
 			memset(o->z + begin, 0, (size_t)(end - begin) * sizeof *o->z);
 		else
-			rows_dots(o->X, begin, end, w, o->z);
+			rows_dots(o, begin, end, w, o->z);
 		double part = 0;
 		for (int i = begin; i < end; i++)
 			part += row_loss(o, i, o->z[i]);
@@ -365,11 +381,26 @@ static void part_hessian_times(const struct l2r_objective *o, int k, int begin, 
 	(void)unused_acc2;
 	(void)end;
 	const int *list = o->in_h + begin;
+	for (int c = 0; c < o->in_h_count[k]; c++) {
+		int i = list[c];
+		rows_axpy(o->X, i, o->D[i] * rows_dot(o->X, i, v), acc);
+	}
+}
+
+/*
+ * part_hessian_times for o->pair_rows (see rows_dots), two rows at a
+ * time: both dot products first (they read v only), then the two updates
+ * of acc in row order, as one row at a time. A function of its own: with
+ * both loops in one, GCC compiles the one-row loop worse (w8a: 8% more
+ * samples in H v).
+ */
+static void part_hessian_times_paired(const struct l2r_objective *o, int k, int begin, int end,
+	const double *v, double *acc, double *unused_acc2)
+{
+	(void)unused_acc2;
+	(void)end;
+	const int *list = o->in_h + begin;
 	int count = o->in_h_count[k], c = 0;
-	/*
-	 * Two rows at a time: both dot products first (they read v only),
-	 * then the two updates of acc in row order, as one row at a time.
-	 */
 	for (; c + 1 < count; c += 2) {
 		int i = list[c], j = list[c + 1];
 		double di, dj;
@@ -563,7 +594,8 @@ static void objective_hessian_times(void *ctx, const double *v, double *Hv)
 		all_hessian_coefficients(o, v);
 		column_sums(o, o->row_coef, false, v, Hv);
 	} else {
-		sum_parts(o, part_hessian_times, v, v, Hv, NULL);
+		sum_parts(o, o->pair_rows ? part_hessian_times_paired : part_hessian_times, v, v, Hv,
+			NULL);
 	}
 }
 
@@ -690,8 +722,20 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	 * Most data passes it within a few rows: no pass over all of them.
 	 */
 	int64_t nnz = 0, enough = 8 * (int64_t)(o->n > 0 ? o->n : 1) * o->parts.count;
-	for (int i = 0; i < X->l && nnz < enough; i++)
-		nnz += rows_nnz(X, i);
+	int counted = 0, same_length = 0, last = -1;
+	for (; counted < X->l && nnz < enough; counted++) {
+		int length = rows_nnz(X, counted);
+		nnz += length;
+		same_length += length == last;
+		last = length;
+	}
+	/*
+	 * Dot products in pairs (rows_dots) where rows_dot_pair really pairs
+	 * rows and, judged on the rows counted (all, or at least 8 n nonzeros'
+	 * worth), rows are long or 3 in 4 have their predecessor's length.
+	 */
+	o->pair_rows = X->kind == ROWS_SPARSE && counted > 1
+		&& (nnz >= (int64_t)PAIR_ROW_NNZ * counted || 4 * same_length >= 3 * (counted - 1));
 	o->by_columns = sum_by_columns(&o->parts, o->n, nnz);
 	o->acc_parts = o->parts;
 	if (o->by_columns)

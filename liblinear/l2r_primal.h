@@ -49,6 +49,7 @@ struct l2r_objective {
 	bool by_columns;	/* X^T products summed by columns, not by parts */
 	struct row_parts acc_parts;	/* X^T products' row groups: parts, or 1 by columns */
 	int threads;		/* most threads a row loop uses: <= parts.count */
+	bool pair_rows;		/* dot products of rows in pairs (rows_dots in l2r_primal.c) */
 
 	double *z;		/* X w at the current point */
 	double *zs;		/* X s, s the line search direction */
