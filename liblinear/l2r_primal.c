@@ -62,6 +62,9 @@ static const int PART_MAX = 24;
  */
 static const int PART_GRAIN = 12;
 
+/* Rows of at least this many nonzeros on average take dot products in pairs (rows_dots). */
+static const int PAIR_ROW_NNZ = 32;
+
 /* A cache line (64 bytes on current x86-64 and ARM cores). */
 enum { CACHE_LINE = 64 };
 
@@ -206,14 +209,36 @@ static void row_derivatives(const struct l2r_objective *o, int i, double z, doub
  * part; the schedule of part loops is dynamic because parts differ in cost.
  */
 
+/*
+ * out[i] = x_i . v for rows [begin, end); with o->pair_rows two rows at a
+ * time (rows_dot_pair, the same sums). Pairs pay where the additions'
+ * latency is what a row costs: rows of one length (their loop exits are
+ * predicted) or long ones (a9a, letter, satimage -s 0: 8% to 24% fewer
+ * samples in H v). Rows of many short lengths lose by them (w8a: 8% more:
+ * the mispredicted loop exits cost more, and there are more of them).
+ */
+static void rows_dots(const struct l2r_objective *o, int begin, int end, const double *v,
+	double *out)
+{
+	if (!o->pair_rows) {
+		for (int i = begin; i < end; i++)
+			out[i] = rows_dot(o->X, i, v);
+		return;
+	}
+	int i = begin;
+	for (; i + 1 < end; i += 2)
+		rows_dot_pair(o->X, i, i + 1, v, &out[i], &out[i + 1]);
+	if (i < end)
+		out[i] = rows_dot(o->X, i, v);
+}
+
 /* out[i] = x_i . v for every row. */
 static void rows_times(const struct l2r_objective *o, const double *v, double *out)
 {
 	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
 		int end = part_begin(&o->parts, k + 1);
-		for (int i = part_begin(&o->parts, k); i < end; i++)
-			out[i] = rows_dot(o->X, i, v);
+		rows_dots(o, part_begin(&o->parts, k), end, v, out);
 	}
 }
 
@@ -242,17 +267,25 @@ static double loss_sum(const struct l2r_objective *o, const double *zs, double s
 	return add_part_sums(o);
 }
 
-/* z = X w and sum_i C[i] loss(z[i]), in one pass over the rows. */
+/*
+ * z = X w and sum_i C[i] loss(z[i]), in one pass over the rows. At w = 0
+ * (where every solve from scratch starts) z is +0 without the pass: each
+ * dot product adds terms +-0 to +0, which stays +0 (for finite values,
+ * which the reader and the models' users give).
+ */
 static double rows_times_and_loss(const struct l2r_objective *o, const double *w)
 {
+	bool zero = vec_all_zero(o->n, w);
 	#pragma omp parallel for schedule(dynamic, 1) num_threads(o->threads) if(o->threads > 1)
 	for (int k = 0; k < o->parts.count; k++) {
-		int end = part_begin(&o->parts, k + 1);
+		int begin = part_begin(&o->parts, k), end = part_begin(&o->parts, k + 1);
+		if (zero)
+			memset(o->z + begin, 0, (size_t)(end - begin) * sizeof *o->z);
+		else
+			rows_dots(o, begin, end, w, o->z);
 		double part = 0;
-		for (int i = part_begin(&o->parts, k); i < end; i++) {
-			o->z[i] = rows_dot(o->X, i, w);
+		for (int i = begin; i < end; i++)
 			part += row_loss(o, i, o->z[i]);
-		}
 		o->part_sum[k] = part;
 	}
 	return add_part_sums(o);
@@ -275,20 +308,20 @@ static double hessian_coefficient(const struct l2r_objective *o, int i, const do
 /* ---- X^T products by row parts ---- */
 
 /*
- * One group of rows' share of an X^T product: acc += sum_i a_i x_i over
- * rows [begin, end), where a_i = weight[i] (x_i . v), or weight[i] when v
- * is NULL. Rows of weight 0 are skipped (rows outside the SVC/SVR active
- * set; also what makes this agree with column_sums).
+ * Row i's share of the gradient's X^T product, acc += dloss[i] x_i, and,
+ * when diag is not NULL, of diag(X^T D X), diag_j += D[i] x_ij^2, in one
+ * pass over the row. A row of coefficient 0 is skipped by either sum, as
+ * in the separate sums (and column_sums), so both come out bit for bit.
  */
-static void part_transpose_times(const struct l2r_objective *o, int begin, int end,
-	const double *weight, const double *v, double *acc)
+static void gradient_row(const struct l2r_objective *o, int i, double *acc, double *diag)
 {
-	for (int i = begin; i < end; i++) {
-		if (weight[i] == 0)
-			continue;
-		double a = v ? hessian_coefficient(o, i, weight, v) : weight[i];
+	double a = o->dloss[i], d = diag ? o->D[i] : 0;
+	if (a != 0 && d != 0)
+		rows_axpy_and_squared(o->X, i, a, acc, d, diag);
+	else if (a != 0)
 		rows_axpy(o->X, i, a, acc);
-	}
+	else if (d != 0)
+		rows_axpy_squared(o->X, i, d, diag);
 }
 
 /*
@@ -312,39 +345,40 @@ static void list_rows_in_h(const struct l2r_objective *o, int k, int begin, int 
 
 /*
  * One group's share of the loss gradient: derivatives, then acc += sum_i
- * dloss[i] x_i; and the group's rows in H for the Hessian products.
+ * dloss[i] x_i; the group's rows in H for the Hessian products; and, when
+ * diag is not NULL, diag += sum_{i in H} D[i] x_i^2 (squared elementwise)
+ * in the same pass over the rows. Why fused: the preconditioner of the
+ * next CG needs diag(H) at this very point, and a separate pass reads
+ * every row again (w8a -s 0: a tenth of train()).
  */
 static void part_loss_gradient(const struct l2r_objective *o, int k, int begin, int end,
-	const double *unused_weight, const double *unused_v, double *acc)
+	const double *unused_v, double *acc, double *diag)
 {
-	(void)unused_weight;
 	(void)unused_v;
 	derivatives(o, begin, end);
 	list_rows_in_h(o, k, begin, end);
 	if (o->loss == L2R_LOSS_LR) {
 		/* D can underflow to 0 where dloss does not: every row. */
-		part_transpose_times(o, begin, end, o->dloss, NULL, acc);
+		for (int i = begin; i < end; i++)
+			gradient_row(o, i, acc, diag);
 		return;
 	}
 	/*
 	 * The L2 losses have dloss != 0 only where D != 0 (both carry the
 	 * factor C[i] and the same margin test), so H's rows are all the
-	 * gradient needs; the test of dloss stays (it almost never fails) to
-	 * skip exactly the rows part_transpose_times skips.
+	 * gradient needs; gradient_row's test of dloss stays (it almost never
+	 * fails) to skip exactly the rows column_sums skips.
 	 */
 	const int *list = o->in_h + begin;
-	for (int c = 0; c < o->in_h_count[k]; c++) {
-		int i = list[c];
-		if (o->dloss[i] != 0)
-			rows_axpy(o->X, i, o->dloss[i], acc);
-	}
+	for (int c = 0; c < o->in_h_count[k]; c++)
+		gradient_row(o, list[c], acc, diag);
 }
 
 /* One group's share of H v's X^T product: acc += sum_{i in H} D[i] (x_i . v) x_i. */
 static void part_hessian_times(const struct l2r_objective *o, int k, int begin, int end,
-	const double *unused_weight, const double *v, double *acc)
+	const double *v, double *acc, double *unused_acc2)
 {
-	(void)unused_weight;
+	(void)unused_acc2;
 	(void)end;
 	const int *list = o->in_h + begin;
 	for (int c = 0; c < o->in_h_count[k]; c++) {
@@ -353,11 +387,38 @@ static void part_hessian_times(const struct l2r_objective *o, int k, int begin, 
 	}
 }
 
+/*
+ * part_hessian_times for o->pair_rows (see rows_dots), two rows at a
+ * time: both dot products first (they read v only), then the two updates
+ * of acc in row order, as one row at a time. A function of its own: with
+ * both loops in one, GCC compiles the one-row loop worse (w8a: 8% more
+ * samples in H v).
+ */
+static void part_hessian_times_paired(const struct l2r_objective *o, int k, int begin, int end,
+	const double *v, double *acc, double *unused_acc2)
+{
+	(void)unused_acc2;
+	(void)end;
+	const int *list = o->in_h + begin;
+	int count = o->in_h_count[k], c = 0;
+	for (; c + 1 < count; c += 2) {
+		int i = list[c], j = list[c + 1];
+		double di, dj;
+		rows_dot_pair(o->X, i, j, v, &di, &dj);
+		rows_axpy(o->X, i, o->D[i] * di, acc);
+		rows_axpy(o->X, j, o->D[j] * dj, acc);
+	}
+	if (c < count) {
+		int i = list[c];
+		rows_axpy(o->X, i, o->D[i] * rows_dot(o->X, i, v), acc);
+	}
+}
+
 /* One group's share of diag(X^T D X): acc_j += sum_{i in H} D[i] x_ij^2. */
 static void part_weighted_squares(const struct l2r_objective *o, int k, int begin, int end,
-	const double *unused_weight, const double *unused, double *acc)
+	const double *unused, double *acc, double *unused_acc2)
 {
-	(void)unused_weight;
+	(void)unused_acc2;
 	(void)unused;
 	(void)end;
 	const int *list = o->in_h + begin;
@@ -367,8 +428,13 @@ static void part_weighted_squares(const struct l2r_objective *o, int k, int begi
 	}
 }
 
+/*
+ * A group of rows' share of one X^T product into acc, or, for kernels
+ * that make two at once (the gradient and diag(H)), of a second one into
+ * acc2 when acc2 is not NULL.
+ */
 typedef void part_kernel(const struct l2r_objective *o, int k, int begin, int end,
-	const double *weight, const double *v, double *acc);
+	const double *v, double *acc, double *acc2);
 
 /* out[j] += add[j] on the regularised columns; add may be NULL. */
 static void add_to_regularised(const struct l2r_objective *o, const double *add, double *out)
@@ -379,10 +445,10 @@ static void add_to_regularised(const struct l2r_objective *o, const double *add,
 		out[j] += add[j];
 }
 
-/* Part k's partial vector. */
-static double *part_vector(const struct l2r_objective *o, int k)
+/* Part k's partial vector in the block of them at base (part_acc or part_acc2). */
+static double *part_vector(const struct l2r_objective *o, double *base, int k)
 {
-	return o->part_acc + (size_t)k * o->part_stride;
+	return base + (size_t)k * o->part_stride;
 }
 
 /*
@@ -390,12 +456,12 @@ static double *part_vector(const struct l2r_objective *o, int k)
  * one copied, as if added to 0), then + add[j] for the regularised
  * columns when add is not NULL.
  */
-static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
+static void add_parts_to(const struct l2r_objective *o, double *base, size_t lo, size_t hi,
 	const double *add, double *out)
 {
-	memcpy(out + lo, part_vector(o, 0) + lo, (hi - lo) * sizeof *out);
+	memcpy(out + lo, part_vector(o, base, 0) + lo, (hi - lo) * sizeof *out);
 	for (int k = 1; k < o->acc_parts.count; k++) {
-		const double *acc = part_vector(o, k);
+		const double *acc = part_vector(o, base, k);
 		for (size_t j = lo; j < hi; j++)
 			out[j] += acc[j];
 	}
@@ -407,20 +473,23 @@ static void add_parts_to(const struct l2r_objective *o, size_t lo, size_t hi,
 }
 
 /*
- * out = the kernel summed over all rows + add on the regularised columns.
- * With one group of rows the kernel adds straight into out; with several,
- * each part adds into its own partial vector (never into out: out may
- * share cache lines with vectors that other threads read meanwhile), and
- * the vectors are added in part order.
+ * out = the kernel summed over all rows + add on the regularised columns,
+ * and, when out2 is not NULL, out2 = the kernel's second sum (nothing
+ * added). With one group of rows the kernel adds straight into out (and
+ * out2); with several, each part adds into its own partial vectors (never
+ * into out: out may share cache lines with vectors that other threads
+ * read meanwhile), and the vectors are added in part order.
  */
 static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
-	const double *weight, const double *v, const double *add, double *out)
+	const double *v, const double *add, double *out, double *out2)
 {
 	const struct row_parts *pt = &o->acc_parts;
 	size_t n = o->n;
 	if (pt->count == 1) {
 		memset(out, 0, n * sizeof *out);
-		kernel(o, 0, 0, pt->l, weight, v, out);
+		if (out2)
+			memset(out2, 0, n * sizeof *out2);
+		kernel(o, 0, 0, pt->l, v, out, out2);
 		add_to_regularised(o, add, out);
 		return;
 	}
@@ -429,14 +498,20 @@ static void sum_parts(const struct l2r_objective *o, part_kernel *kernel,
 	{
 		#pragma omp for schedule(dynamic, 1)
 		for (int k = 0; k < pt->count; k++) {
-			double *acc = part_vector(o, k);
+			double *acc = part_vector(o, o->part_acc, k), *acc2 = NULL;
 			memset(acc, 0, n * sizeof *acc);
-			kernel(o, k, part_begin(pt, k), part_begin(pt, k + 1), weight, v, acc);
+			if (out2) {
+				acc2 = part_vector(o, o->part_acc2, k);
+				memset(acc2, 0, n * sizeof *acc2);
+			}
+			kernel(o, k, part_begin(pt, k), part_begin(pt, k + 1), v, acc, acc2);
 		}
 		#pragma omp for schedule(static)
 		for (size_t c = 0; c < chunks; c++) {
-			size_t hi = (c + 1) * COMBINE_CHUNK;
-			add_parts_to(o, c * COMBINE_CHUNK, hi < n ? hi : n, add, out);
+			size_t lo = c * COMBINE_CHUNK, hi = lo + COMBINE_CHUNK < n ? lo + COMBINE_CHUNK : n;
+			add_parts_to(o, o->part_acc, lo, hi, add, out);
+			if (out2)
+				add_parts_to(o, o->part_acc2, lo, hi, NULL, out2);
 		}
 	}
 }
@@ -507,7 +582,8 @@ static void objective_gradient(void *ctx, const double *w, double *g)
 		all_derivatives(o);
 		column_sums(o, o->dloss, false, w, g);
 	} else {
-		sum_parts(o, part_loss_gradient, NULL, NULL, w, g);
+		sum_parts(o, part_loss_gradient, NULL, w, g, o->diag);
+		o->diag_ready = o->diag != NULL;
 	}
 }
 
@@ -518,17 +594,20 @@ static void objective_hessian_times(void *ctx, const double *v, double *Hv)
 		all_hessian_coefficients(o, v);
 		column_sums(o, o->row_coef, false, v, Hv);
 	} else {
-		sum_parts(o, part_hessian_times, NULL, v, v, Hv);
+		sum_parts(o, o->pair_rows ? part_hessian_times_paired : part_hessian_times, v, v, Hv,
+			NULL);
 	}
 }
 
 static void objective_hessian_diag(void *ctx, double *diag)
 {
 	struct l2r_objective *o = ctx;
-	if (use_columns(o))
+	if (o->diag_ready)
+		memcpy(diag, o->diag, o->n * sizeof *diag);
+	else if (use_columns(o))
 		column_sums(o, o->D, true, NULL, diag);
 	else
-		sum_parts(o, part_weighted_squares, NULL, NULL, NULL, diag);
+		sum_parts(o, part_weighted_squares, NULL, NULL, diag, NULL);
 	for (size_t j = 0; j < o->n_reg; j++)
 		diag[j] += 1;
 }
@@ -562,6 +641,36 @@ static void objective_line_accept(void *ctx, double step)
 }
 
 /* ---- setup ---- */
+
+/*
+ * diag(H) summed with the gradient (part_loss_gradient) needs a second
+ * set of partial vectors when there are several row groups: allowed
+ * while both sets stay within sum_by_columns's budget of a quarter of
+ * the nonzeros (in doubles). One group needs none.
+ */
+static bool diag_with_gradient_fits(const struct row_parts *acc_parts, size_t n, int64_t nnz)
+{
+	return acc_parts->count == 1 || nnz / (8 * (int64_t)(n > 0 ? n : 1)) >= acc_parts->count;
+}
+
+/*
+ * The cached diag(H) and, with several row groups, its partial vectors.
+ * Without the memory, diag(H) is summed in a pass of its own: slower, the
+ * same values.
+ */
+static void diag_with_gradient_alloc(struct l2r_objective *o)
+{
+	size_t n = o->n > 0 ? o->n : 1;
+	o->diag = malloc(n * sizeof *o->diag);
+	if (o->acc_parts.count > 1)
+		o->part_acc2 = aligned_alloc(CACHE_LINE,
+			(size_t)o->acc_parts.count * o->part_stride * sizeof *o->part_acc2);
+	if (o->diag && (o->acc_parts.count == 1 || o->part_acc2))
+		return;
+	free(o->diag);
+	free(o->part_acc2);
+	o->diag = o->part_acc2 = NULL;
+}
 
 struct newton_objective l2r_objective_newton(struct l2r_objective *o)
 {
@@ -606,12 +715,27 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	o->n = X->n > 0 ? (size_t)X->n : 0;
 	o->n_reg = (!regularize_bias && o->n > 0) ? o->n - 1 : o->n;
 
-	/* An integer sum: the same on any number of threads. */
-	int64_t nnz = 0;
-	#pragma omp parallel for schedule(static) reduction(+:nnz) if(X->l >= PART_MIN_ROWS)
-	for (int i = 0; i < X->l; i++)
-		nnz += rows_nnz(X, i);
 	o->parts = row_parts_for(X->l);
+	/*
+	 * The nonzeros, counted only as far as the choices below look:
+	 * diag_with_gradient_fits's test is the highest (8 n part counts).
+	 * Most data passes it within a few rows: no pass over all of them.
+	 */
+	int64_t nnz = 0, enough = 8 * (int64_t)(o->n > 0 ? o->n : 1) * o->parts.count;
+	int counted = 0, same_length = 0, last = -1;
+	for (; counted < X->l && nnz < enough; counted++) {
+		int length = rows_nnz(X, counted);
+		nnz += length;
+		same_length += length == last;
+		last = length;
+	}
+	/*
+	 * Dot products in pairs (rows_dots) where rows_dot_pair really pairs
+	 * rows and, judged on the rows counted (all, or at least 8 n nonzeros'
+	 * worth), rows are long or 3 in 4 have their predecessor's length.
+	 */
+	o->pair_rows = X->kind == ROWS_SPARSE && counted > 1
+		&& (nnz >= (int64_t)PAIR_ROW_NNZ * counted || 4 * same_length >= 3 * (counted - 1));
 	o->by_columns = sum_by_columns(&o->parts, o->n, nnz);
 	o->acc_parts = o->parts;
 	if (o->by_columns)
@@ -638,6 +762,8 @@ int l2r_objective_init(struct l2r_objective *o, const struct row_set *X, const d
 	}
 	if (o->by_columns && o->threads > 1)
 		columns_for_threads(o);
+	if (!use_columns(o) && diag_with_gradient_fits(&o->acc_parts, o->n, nnz))
+		diag_with_gradient_alloc(o);
 	return 0;
 }
 
@@ -648,13 +774,16 @@ void l2r_objective_free(struct l2r_objective *o)
 	free(o->dloss);
 	free(o->D);
 	free(o->part_acc);
+	free(o->part_acc2);
+	free(o->diag);
 	free(o->part_sum);
 	free(o->in_h);
 	free(o->in_h_count);
 	free(o->row_coef);
 	if (o->columns.start)
 		columns_free(&o->columns);
-	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_sum = NULL;
+	o->z = o->zs = o->dloss = o->D = o->part_acc = o->part_acc2 = o->diag = o->part_sum = NULL;
+	o->diag_ready = false;
 	o->row_coef = NULL;
 	o->in_h = o->in_h_count = NULL;
 	memset(&o->columns, 0, sizeof o->columns);

@@ -14,8 +14,9 @@
  * part), and every sum over rows is taken in an order fixed by the data
  * alone (struct row_parts; by_columns; see l2r_primal.c), so results are
  * bit-identical for any number of threads. Extra memory: at most nnz/4
- * doubles for partial sums, or, summing by columns on several threads, a
- * column-major copy of X (12 bytes a nonzero).
+ * doubles for partial sums (those of diag(H), summed with the gradient,
+ * included), or, summing by columns on several threads, a column-major
+ * copy of X (12 bytes a nonzero); and a few vectors of n and of l.
  */
 #ifndef LIBLINEAR_L2R_PRIMAL_H
 #define LIBLINEAR_L2R_PRIMAL_H
@@ -48,12 +49,21 @@ struct l2r_objective {
 	bool by_columns;	/* X^T products summed by columns, not by parts */
 	struct row_parts acc_parts;	/* X^T products' row groups: parts, or 1 by columns */
 	int threads;		/* most threads a row loop uses: <= parts.count */
+	bool pair_rows;		/* dot products of rows in pairs (rows_dots in l2r_primal.c) */
 
 	double *z;		/* X w at the current point */
 	double *zs;		/* X s, s the line search direction */
 	double *dloss;		/* C[i] times d loss / d z at the current point */
 	double *D;		/* C[i] times d2 loss / d z2; 0: row not in H */
 	double *part_acc;	/* acc_parts.count > 1: one partial X^T product per part, part_stride apart */
+	double *part_acc2;	/* the same for diag(H) summed with the gradient, or NULL */
+	/*
+	 * diag(X^T D X), summed with the gradient in the same pass over the
+	 * rows when memory allows (else NULL); diag_ready once the gradient
+	 * has set it (D changes only there, so it holds until the next one).
+	 */
+	double *diag;
+	bool diag_ready;
 	size_t part_stride;	/* n rounded up to whole cache lines */
 	double *part_sum;	/* parts.count: one part's share of a scalar sum */
 	struct columns columns;	/* by columns on several threads: X column-major; else empty */

@@ -87,14 +87,6 @@ static double gradient_norm_at_zero(const struct newton_objective *obj, double *
 	return norm2(obj->n, g);
 }
 
-static bool all_zero(size_t n, const double *w)
-{
-	for (size_t j = 0; j < n; j++)
-		if (w[j] != 0)
-			return false;
-	return true;
-}
-
 /*
  * Preconditioned CG for H s = -g (Chou et al., ACML 2018), truncated by
  * the quadratic-approximation rule of Nash & Sofer used in Galli & Lin:
@@ -195,7 +187,7 @@ int newton_minimize(const struct newton_objective *obj, const struct newton_para
 		return SOLVER_NOMEM;
 
 	double gnorm0 = 0;
-	bool from_zero = all_zero(n, w);
+	bool from_zero = vec_all_zero(n, w);
 	if (!from_zero)
 		gnorm0 = gradient_norm_at_zero(obj, wk.s, wk.g);
 

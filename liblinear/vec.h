@@ -39,4 +39,13 @@ double vec_dot(size_t n, const double *a, const double *b);
 /* y += alpha x */
 void vec_axpy(size_t n, double alpha, const double *x, double *y);
 
+/* Whether every a[j] == 0 (-0 included). */
+static inline bool vec_all_zero(size_t n, const double *a)
+{
+	for (size_t j = 0; j < n; j++)
+		if (a[j] != 0)
+			return false;
+	return true;
+}
+
 #endif /* LIBLINEAR_VEC_H */

@@ -48,10 +48,12 @@ static void set_row(struct problem_buf *p, int i, double y, const double *x, int
 }
 
 /*
- * A random problem: features uniform in [-1, 1] with about a third zero,
- * labels from a noisy linear rule. With bias, the last feature is 1.
+ * A random problem: features uniform in [-1, 1], each zero with
+ * probability zero_share, labels from a noisy linear rule. With bias, the
+ * last feature is 1.
  */
-static void random_problem(struct problem_buf *p, int l, int features, bool bias, uint64_t seed)
+static void random_problem_zeros(struct problem_buf *p, int l, int features, bool bias,
+	double zero_share, uint64_t seed)
 {
 	struct rng g;
 	rng_seed(&g, seed);
@@ -63,12 +65,34 @@ static void random_problem(struct problem_buf *p, int l, int features, bool bias
 	for (int i = 0; i < l; i++) {
 		double x[17], s = 0.3;
 		for (int j = 0; j < features; j++) {
-			x[j] = rng_unit(&g) < 0.35 ? 0 : 2 * rng_unit(&g) - 1;
+			x[j] = rng_unit(&g) < zero_share ? 0 : 2 * rng_unit(&g) - 1;
 			s += truth[j] * x[j];
 		}
 		if (bias)
 			x[features] = 1;
 		set_row(p, i, s + 0.4 * (rng_unit(&g) - 0.5) > 0 ? 1 : -1, x, p->n);
+	}
+}
+
+/* random_problem_zeros with about a third of the features zero. */
+static void random_problem(struct problem_buf *p, int l, int features, bool bias, uint64_t seed)
+{
+	random_problem_zeros(p, l, features, bias, 0.35, seed);
+}
+
+/* q = p with every zero of features 1..n written out as a node of value 0. */
+static void explicit_zeros(const struct problem_buf *p, struct problem_buf *q)
+{
+	q->l = p->l;
+	q->n = p->n;
+	for (int i = 0; i < p->l; i++) {
+		const struct feature_node *f = p->nodes[i];
+		for (int j = 1; j <= p->n; j++) {
+			q->nodes[i][j - 1].index = j;
+			q->nodes[i][j - 1].value = f->index == j ? (f++)->value : 0;
+		}
+		q->nodes[i][p->n].index = -1;
+		q->y[i] = p->y[i];
 	}
 }
 
@@ -295,6 +319,41 @@ START_TEST(same_seed_same_weights)
 END_TEST
 
 /*
+ * -s 5 reads columns that list every row in passes fused with the next
+ * coordinate's derivatives, and pads columns listing at least 3/4 of the
+ * rows with zeros to get there. Zeros must change nothing: the same rows
+ * with their zeros written out (every column full, all fused) give the
+ * same weights to the last bit as with the zeros left out, both where the
+ * columns list about 65% of the rows (neither padded nor fused) and about
+ * 90% (padded, fused), with and without the bias, at costs large enough
+ * for the line search to reject and restore trials.
+ */
+START_TEST(svc_explicit_zeros_change_nothing)
+{
+	const double shares[2] = {0.35, 0.1}, costs[3] = {0.5, 4, 30};
+	for (int z = 0; z < 2; z++)
+		for (int b = 0; b < 2; b++) {
+			struct problem_buf p, q;
+			random_problem_zeros(&p, 64, 12, b == 1, shares[z], 60 + (uint64_t)(2 * z + b));
+			explicit_zeros(&p, &q);
+			struct row_set X = view(&p), XZ = view(&q);
+			for (int c = 0; c < 3; c++) {
+				double w[17], wz[17];
+				ck_assert_int_eq(solve(solve_l1r_l2_svc, &X, p.y, costs[c], costs[c] / 2,
+					1e-6, b == 0, 7, w), SOLVER_OK);
+				ck_assert_int_eq(solve(solve_l1r_l2_svc, &XZ, q.y, costs[c], costs[c] / 2,
+					1e-6, b == 0, 7, wz), SOLVER_OK);
+				ck_assert_mem_eq(w, wz, sizeof(double) * (size_t)X.n);
+				int nonzero = 0;
+				for (int j = 0; j < X.n; j++)
+					nonzero += w[j] != 0;
+				ck_assert_int_gt(nonzero, 1);
+			}
+		}
+}
+END_TEST
+
+/*
  * Cell rows (t partitionings of psi cells, bias 1) and the same rows
  * written out as feature_nodes from rows.h's definition: the column views
  * are identical, so the weights must be identical to the last bit.
@@ -455,6 +514,7 @@ static Suite *l1_suite(void)
 	tcase_add_test(tc, lr_subgradient_conditions);
 	tcase_add_test(tc, same_seed_same_weights);
 	tcase_add_test(tc, cell_rows_match_sparse_rows);
+	tcase_add_test(tc, svc_explicit_zeros_change_nothing);
 	tcase_add_test(tc, empty_rows_and_columns);
 	tcase_add_test(tc, prints_upstream_summary);
 	tcase_add_test(tc, svc_reports_iteration_cap);

@@ -335,6 +335,53 @@ END_TEST
 
 /* ---- the objective's pieces against the dense formulas and finite differences ---- */
 
+/*
+ * diag(H) is summed with the gradient, in the same pass over the rows,
+ * and X v, H v take two rows' dot products side by side: both must give
+ * exactly what the separate sums give. With one row group (40 rows) and
+ * several (5000 rows: partial vectors for both sums), for each loss.
+ */
+START_TEST(fused_sums_equal_separate_sums)
+{
+	enum l2r_loss loss = all_losses[_i % 3];
+	int l = _i < 3 ? 40 : 5000;
+	struct test_problem pr = problem_random(l, 6, loss == L2R_LOSS_L2SVR, true, 300 + _i);
+	struct l2r_objective o;
+	ck_assert_int_eq(l2r_objective_init(&o, &pr.X, pr.y, pr.C, loss, 0.1, 1), 0);
+	ck_assert_int_eq(o.acc_parts.count > 1, l > 1024);
+	ck_assert(o.diag != NULL);
+	struct newton_objective f = l2r_objective_newton(&o);
+
+	struct rng r;
+	rng_seed(&r, 17 + _i);
+	double w[6], g[6], fused[6], separate[6];
+	for (int j = 0; j < 6; j++)
+		w[j] = 2 * rng_unit(&r) - 1;
+	f.value(f.ctx, w);
+	f.gradient(f.ctx, w, g);
+	ck_assert(o.diag_ready);
+	f.hessian_diag(f.ctx, fused);
+	o.diag_ready = false;	/* the separate pass over the rows in H */
+	f.hessian_diag(f.ctx, separate);
+	ck_assert_mem_eq(fused, separate, sizeof fused);
+	int in_h = 0;
+	for (int i = 0; i < l; i++)
+		in_h += o.D[i] != 0;
+	ck_assert_int_gt(in_h, 0);
+
+	/* Rows of different lengths (about 30% zeros), in pairs and alone. */
+	for (int i = 0; i + 1 < l; i++) {
+		double a, b;
+		rows_dot_pair(&pr.X, i, i + 1, w, &a, &b);
+		double one = rows_dot(&pr.X, i, w), next = rows_dot(&pr.X, i + 1, w);
+		ck_assert_mem_eq(&a, &one, sizeof a);
+		ck_assert_mem_eq(&b, &next, sizeof b);
+	}
+	l2r_objective_free(&o);
+	problem_free(&pr);
+}
+END_TEST
+
 START_TEST(objective_matches_dense_and_finite_differences)
 {
 	enum l2r_loss loss = all_losses[_i % 3];
@@ -659,6 +706,7 @@ static Suite *newton_suite(void)
 
 	TCase *obj = tcase_create("objective");
 	tcase_add_loop_test(obj, objective_matches_dense_and_finite_differences, 0, 6);
+	tcase_add_loop_test(obj, fused_sums_equal_separate_sums, 0, 6);
 	suite_add_tcase(s, obj);
 
 	TCase *trace = tcase_create("upstream traces");
