@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "c_walk.h"
 #include "cli_number.h"
 #include "dist_data.h"
 #include "dist_kernel.h"
@@ -636,11 +638,6 @@ done:
 
 /* ---- -C: the warm-started search of C (and p for -s 11), as train -C ---- */
 
-/* Upstream's limits of the walks (liblinear/find_parameters.c). */
-#define MAX_C_CLASSIFICATION 1024.0
-#define MAX_C_REGRESSION 1048576.0
-#define UNCHANGED_STEPS_TO_STOP 5
-
 struct search {
 	const struct job *j;
 	const struct options *o;
@@ -654,6 +651,8 @@ struct search {
 	double **w;			/* per fold: its last model's w (NULL: zeros) */
 	double *target;
 	double *dec;
+	double max_sqnorm;		/* -s 11: max ||x_i||^2 over all rows, for each p's C_min */
+	double sum_abs_y;		/* -s 11: sum |y_i| over all rows */
 };
 
 static void search_free(struct search *s)
@@ -801,48 +800,20 @@ static int evaluate(struct search *s, double C, double p, double *score, bool *u
 	return 0;
 }
 
-struct best {
-	double C, p, score;
-};
-
-/* C, 2C, 4C, ... up to max_C, each fold warm-started from its model at the previous C. */
-static int walk_c(struct search *s, double C, double max_C, double p, struct best *best)
+/* The walk's view of the search (c_walk.h): one distributed CV score per (C, p). */
+static int walk_evaluate(void *context, double C, double p, double *score, bool *unchanged)
 {
+	return evaluate(context, C, p, score, unchanged);
+}
+
+/* Each walk's fold models start from zeros. */
+static void walk_restart(void *context)
+{
+	struct search *s = context;
 	for (int k = 0; k < s->nr_fold; k++) {
 		free(s->w[k]);
 		s->w[k] = NULL;
 	}
-	int unchanged_steps = 0;
-	while (C <= max_C) {
-		double score;
-		bool unchanged;
-		if (evaluate(s, C, p, &score, &unchanged) != 0)
-			return -1;
-		if (s->c == NULL) {
-			info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
-			if (score < best->score)
-				*best = (struct best){ C, p, score };
-		} else {
-			info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
-			if (score > best->score)
-				*best = (struct best){ C, -1, score };
-		}
-		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
-		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
-			break;
-		C *= 2;
-	}
-	if (C > max_C)
-		info("WARNING: maximum C reached.\n");
-	return 0;
-}
-
-static double first_C(double C_min, double start_C, double max_C)
-{
-	double C = start_C > 0 ? start_C : pow(2, floor(log2(C_min)));
-	if (!(C > 0))
-		C = 1;
-	return C < max_C ? C : max_C;
 }
 
 /* max ||x_i||^2 over every process's rows: an exact maximum. */
@@ -870,7 +841,16 @@ static double abs_y(const struct search *s, int i, double unused)
 	return fabs(s->j->d->y[i]);
 }
 
-static int search_C_and_p(struct search *s, double start_C, double start_p, struct best *best)
+/* -s 11's C_min at p over every process's rows (block-order sums). */
+static double walk_svr_C_min(void *context, double p)
+{
+	struct search *s = context;
+	return c_walk_svr_C_min(sum_over_rows(s->j, loss_at_zero, s, p), s->max_sqnorm,
+		s->sum_abs_y);
+}
+
+static int search_C_and_p(struct search *s, const struct c_walk *w, double start_C,
+	double start_p, struct c_walk_best *best)
 {
 	const struct dist_data *d = s->j->d;
 	double mine = 0, max_abs_y = 0;
@@ -878,20 +858,9 @@ static int search_C_and_p(struct search *s, double start_C, double start_p, stru
 		if (fabs(d->y[i]) > mine)
 			mine = fabs(d->y[i]);
 	MPI_Allreduce(&mine, &max_abs_y, 1, MPI_DOUBLE, MPI_MAX, s->j->comm);
-	double p_step = max_abs_y / 20, max_sqnorm = max_row_sqnorm(s->j);
-	double sum_abs_y = sum_over_rows(s->j, abs_y, s, 0);
-	int i = 19;
-	if (start_p > 0)
-		while (i > 0 && i * p_step > start_p)
-			i--;
-	for (; i >= 0; i--) {
-		double p = i * p_step;
-		double C_min = sum_over_rows(s->j, loss_at_zero, s, p)
-			/ (800 * max_sqnorm * sum_abs_y * sum_abs_y);
-		if (walk_c(s, first_C(C_min, start_C, MAX_C_REGRESSION), MAX_C_REGRESSION, p, best) != 0)
-			return -1;
-	}
-	return 0;
+	s->max_sqnorm = max_row_sqnorm(s->j);
+	s->sum_abs_y = sum_over_rows(s->j, abs_y, s, 0);
+	return c_walk_svr(w, max_abs_y, start_C, start_p, walk_svr_C_min, best);
 }
 
 static int find_parameters_dist(const struct job *j, const struct options *o,
@@ -903,15 +872,17 @@ static int find_parameters_dist(const struct job *j, const struct options *o,
 	if (search_init(&s, j, o, c) != 0)
 		return -1;
 	double start_C = o->C_given ? o->param.C : -1, start_p = o->p_given ? o->param.p : -1;
-	struct best best = { NAN, NAN, c == NULL ? INFINITY : -1 };
+	struct c_walk_best best = c_walk_no_best(c == NULL);
+	struct c_walk w = { .regression = c == NULL, .evaluate = walk_evaluate,
+		.restart = walk_restart, .context = &s };
 	int rc;
 	if (c == NULL) {
-		rc = search_C_and_p(&s, start_C, start_p, &best);
+		rc = search_C_and_p(&s, &w, start_C, start_p, &best);
 	} else {
-		double scale = j->param->solver_type == L2R_LR ? 1 : 2;
-		double C_min = 1 / (scale * (double)j->d->total_rows * max_row_sqnorm(j));
-		rc = walk_c(&s, first_C(C_min, start_C, MAX_C_CLASSIFICATION), MAX_C_CLASSIFICATION,
-			j->param->p, &best);
+		double C_min = c_walk_classification_C_min(j->param->solver_type == L2R_LR,
+			(double)j->d->total_rows, max_row_sqnorm(j));
+		rc = c_walk_run(&w, c_walk_first_C(C_min, start_C, C_WALK_MAX_C_CLASSIFICATION),
+			C_WALK_MAX_C_CLASSIFICATION, j->param->p, &best);
 	}
 	search_free(&s);
 	if (rc != 0)
@@ -982,8 +953,24 @@ static int save_on_rank_0(const struct model *m, const struct lik_map *map, cons
 }
 
 /*
+ * Where a run's wall time goes, for TRAIN_MPI_STATS: the moments main()
+ * passed each phase (seconds of CLOCK_MONOTONIC; the same clock on every
+ * process of one machine).
+ */
+enum phase { PHASE_START, PHASE_INIT, PHASE_READ, PHASE_MAP, PHASE_TRAIN, PHASE_END, PHASES };
+static double g_phase_at[PHASES];
+
+static void mark_phase(enum phase p)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	g_phase_at[p] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/*
  * TRAIN_MPI_STATS=1 in the environment: rank 0 prints each process's
- * bytes sent in combining sums, and the number of sums, to stderr.
+ * bytes sent in combining sums, the number of sums, and the seconds of
+ * each phase (MPI_Init, reading, the map, training, the end) to stderr.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
@@ -992,26 +979,42 @@ static void print_stats_if_asked(MPI_Comm comm)
 		return;
 	int size;
 	MPI_Comm_size(comm, &size);
+	mark_phase(PHASE_END);
 	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
+	double took[PHASES - 1];
+	for (int p = 0; p + 1 < PHASES; p++)
+		took[p] = g_phase_at[p + 1] - g_phase_at[p];
 	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
-	int ok = g_rank != 0 || all != NULL;
-	if (!dist_agree(comm, ok, "train-mpi: out of memory for TRAIN_MPI_STATS"))
+	double *times = g_rank == 0 ? malloc((size_t)size * sizeof took) : NULL;
+	int ok = g_rank != 0 || (all != NULL && times != NULL);
+	if (!dist_agree(comm, ok, "train-mpi: out of memory for TRAIN_MPI_STATS")) {
+		free(all);
+		free(times);
 		return;
+	}
 	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
-	for (int r = 0; g_rank == 0 && r < size; r++)
+	MPI_Gather(took, PHASES - 1, MPI_DOUBLE, times, PHASES - 1, MPI_DOUBLE, 0, comm);
+	for (int r = 0; g_rank == 0 && r < size; r++) {
+		const double *t = times + (size_t)r * (PHASES - 1);
 		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
 			all[2 * r + 1]);
+		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f, reading %.3f, map %.3f,"
+			" training %.3f, saving %.3f\n", r, t[0], t[1], t[2], t[3], t[4]);
+	}
 	free(all);
+	free(times);
 }
 
 int main(int argc, char **argv)
 {
+	mark_phase(PHASE_START);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
 	}
 	MPI_Comm comm = MPI_COMM_WORLD;
 	MPI_Comm_rank(comm, &g_rank);
+	mark_phase(PHASE_INIT);
 	struct options o;
 	parse_quietly_unless_rank_0(argc, argv, &o);
 	if (o.quiet || g_rank != 0) {
@@ -1030,6 +1033,7 @@ int main(int argc, char **argv)
 	struct dist_data d;
 	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias, &d) != 0)
 		exit_all(1);
+	mark_phase(PHASE_READ);
 	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
 		.n = d.n + (kernel && o.bias >= 0 ? 1 : 0), .bias = o.bias };
 	const char *error = check_parameter(&checked, &o.param);
@@ -1060,6 +1064,7 @@ int main(int argc, char **argv)
 		if (!dist_agree(comm, cells != NULL, msg))
 			exit_all(1);
 	}
+	mark_phase(PHASE_MAP);
 	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
 	struct job j = { comm, &d, &rows, &o.param };
 	struct classes c;
@@ -1075,6 +1080,7 @@ int main(int argc, char **argv)
 	} else {
 		m = train_distributed(&j, &o, classes, NULL, NULL, NULL);
 		ok = m != NULL;
+		mark_phase(PHASE_TRAIN);
 		if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
 			ok = 0;
 	}
