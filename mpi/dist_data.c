@@ -16,6 +16,13 @@
 /* Bytes read at a time while looking for the end of a line. */
 enum { SCAN_CHUNK = 65536 };
 
+int dist_rank(MPI_Comm comm)
+{
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	return rank;
+}
+
 int dist_agree(MPI_Comm comm, int ok, const char *message)
 {
 	int rank, size;
