@@ -313,8 +313,7 @@ static struct lik_map *broadcast_map(MPI_Comm comm, const struct lik_map *built,
 	return map;
 }
 
-/* The first negative value here, when the map refuses them: one message naming its line. */
-static int refuse_negative(MPI_Comm comm, const struct dist_data *d,
+int dist_refuse_negative(MPI_Comm comm, const struct dist_data *d,
 	const struct lik_map_params *params, const char *path, bool per_rank)
 {
 	int rank;
@@ -367,7 +366,7 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
 	char msg[1024] = "";
-	if (refuse_negative(comm, d, params, path, per_rank) != 0)
+	if (dist_refuse_negative(comm, d, params, path, per_rank) != 0)
 		return NULL;
 	if (d->total_rows > INT_MAX) {
 		dist_agree(comm, 0, "ERROR: -k maps at most INT_MAX rows");

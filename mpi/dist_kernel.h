@@ -38,6 +38,14 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 	const struct lik_map_params *params, const char *path, bool per_rank);
 
 /*
+ * Collective: when maps of params refuse negative values, the first one
+ * in the file (the lowest rank's) is reported in train -k's words with its
+ * line, and every process gets -1; else 0. dist_map_build checks this first.
+ */
+int dist_refuse_negative(MPI_Comm comm, const struct dist_data *d,
+	const struct lik_map_params *params, const char *path, bool per_rank);
+
+/*
  * Collective: the rows ids[0..count) (ascending global row numbers, the
  * same list on every process) of all processes, on every process, in
  * that order, as a problem: its labels, its rows (each with the bias node

@@ -228,6 +228,9 @@ int ksearch_run(const struct job *j, const struct options *o, const struct class
 	double *best_p, struct lik_map **best_map)
 {
 	int rank = dist_rank(j->comm);
+	/* on all rows first, as train -C -k: stage 1's maps would name a row of the subsample */
+	if (dist_refuse_negative(j->comm, j->d, kernel, o->input_file, o->per_rank) != 0)
+		return -1;
 	if (rank == 0)
 		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
 	struct lik_search_options so;
