@@ -171,9 +171,10 @@ double lik_patience_from_C(double norm_unit);
  * caller's walk(): at psi (0: upstream's plain sweep on all rows, its C
  * and p into row), C0 (> 0: the short walk about C0, else the rising
  * walk; -1 for regression, whose walks are find_parameters_rows_patient's)
- * and rival (as lik_kernel_C_walk's), it fills row->C, p and score and
- * folds[nr_fold], and for psi > 0 hands back the map of all rows (*map,
- * owned by the table after). Stage 1 runs here on `sample`: the rows that
+ * and rival (as lik_kernel_C_walk's), it fills row->C, p, score and
+ * seconds and folds[nr_fold], and for psi > 0 hands back the map of all
+ * rows (*map, owned by the table after). The seconds decide stage 3's
+ * time budget: the caller gives the same on every process of its own. Stage 1 runs here on `sample`: the rows that
  * lik_draw_rows draws by kernel->seed from all l rows, in file order;
  * NULL when l <= options->subsample_rows (no subsample: stage 1 walks on
  * all rows too). Row checks (negative values) are the caller's.

@@ -522,18 +522,15 @@ static int tried_on_all_rows(const struct search_state *s, int psi)
 static int spread_walk(struct search_state *s, int psi, double C0, struct lik_search_row *row,
 	struct lik_map **map, struct lik_error *err)
 {
-	double started = seconds_now();
 	int b = best_full_row(s);
 	double rival = b >= 0 && !s->regression ? s->table->rows[b].score : NAN;
 	*row = (struct lik_search_row){ psi, s->full_l, NAN, NAN, NAN, 0 };
 	for (int k = 0; k < s->nr_fold; k++)
 		s->folds[k] = NAN;
 	*map = NULL;
-	if (s->spread->walk(s->spread->context, psi, s->regression ? -1 : C0, rival, row, s->folds,
-			map, err) != 0)
-		return -1;
-	row->seconds = seconds_now() - started;
-	return 0;
+	/* the walk times itself: stage 3's budget must see the same seconds on every process */
+	return s->spread->walk(s->spread->context, psi, s->regression ? -1 : C0, rival, row, s->folds,
+		map, err);
 }
 
 /*
@@ -682,7 +679,8 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 		/* about the best C so far: the next psi's best C lies near it */
 		if (full_walk(s, next, s->regression ? -1 : t->rows[b].C, err) != 0)
 			return -1;
-		spent += seconds_now() - started;
+		/* a spread search's processes agree on its walks' seconds (lik_spread_rows) */
+		spent += s->spread != NULL ? t->rows[t->count - 1].seconds : seconds_now() - started;
 	}
 }
 

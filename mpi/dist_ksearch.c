@@ -162,6 +162,7 @@ static int walk_all_rows(void *context, int psi, double C0, double rival,
 	struct lik_search_row *row, double *folds, struct lik_map **map, struct lik_error *err)
 {
 	struct ksearch *k = context;
+	double started = MPI_Wtime();
 	struct row_set X;
 	void *cells = NULL;
 	struct feature_node **x = NULL, *nodes = NULL;
@@ -208,6 +209,9 @@ static int walk_all_rows(void *context, int psi, double C0, double rival,
 		lik_fail(err, LIK_EDATA, "train-mpi: the search stopped");
 		return -1;
 	}
+	/* rank 0's time for everyone: the search's time budget decides alike everywhere */
+	row->seconds = MPI_Wtime() - started;
+	MPI_Bcast(&row->seconds, 1, MPI_DOUBLE, 0, k->j->comm);
 	return 0;
 }
 

@@ -68,7 +68,7 @@ static const char usage_text[] =
 	"-V 0|1, -W 0|1, -T seconds : with -C -k, as train's (every C; write the best model; budget)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
-	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
+	"-F : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
 	"     instead of its share of training_set_file\n"
 	"-b rows : rows per block, the unit of the fixed summation order (default 8192);\n"
 	"     the model is the same for any P and threads at the same -b\n"
