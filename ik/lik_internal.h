@@ -137,6 +137,9 @@ struct lik_search_table *lik_search_run(const struct problem *prob, const struct
 	const struct lik_search_options *options, int with_plain, double around_C,
 	struct lik_error *err);
 
+/* -s 0, 2 or 11 and at least 2 folds, or -1 with upstream's message: what every search takes. */
+int lik_check_search_solver(const struct parameter *param, int nr_fold, struct lik_error *err);
+
 /*
  * The kernel's C walks of lik_search (classification), on any CV scorer:
  * at() scores one C (accuracy, a fraction; it prints upstream's log2c

@@ -684,9 +684,7 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 	}
 }
 
-/* The settings of a search, whatever its rows: solver, folds and the map's parameters. */
-static int check_search_settings(const struct parameter *param, const struct lik_map_params *kernel,
-	int nr_fold, struct lik_error *err)
+int lik_check_search_solver(const struct parameter *param, int nr_fold, struct lik_error *err)
 {
 	int st = param->solver_type;
 	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
@@ -697,6 +695,15 @@ static int check_search_settings(const struct parameter *param, const struct lik
 		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
 		return -1;
 	}
+	return 0;
+}
+
+/* The settings of a search, whatever its rows: solver, folds and the map's parameters. */
+static int check_search_settings(const struct parameter *param, const struct lik_map_params *kernel,
+	int nr_fold, struct lik_error *err)
+{
+	if (lik_check_search_solver(param, nr_fold, err) != 0)
+		return -1;
 	/* psi 0 asks for the search: check the other parameters at the grid's first psi */
 	struct lik_map_params probe = *kernel;
 	if (probe.psi == 0)
