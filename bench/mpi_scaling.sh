@@ -11,6 +11,9 @@
 #
 # Usage (from the repository root, after `make all mpi`):
 #   bash bench/mpi_scaling.sh [ROWS]
+#   BASE_MPI=/path/to/other/train-mpi bash bench/mpi_scaling.sh [ROWS]
+# BASE_MPI: another build of train-mpi (e.g. the commit before a change)
+# run in the same rounds, with --mca pml ob1, and in the phase table.
 # The data: ijcnn1 (LIBLINEAR_IK_DATA, default ../shared/data) repeated to
 # ROWS rows (default 500000). Times include reading the file, as a user
 # sees them. The load average is printed before and after: on a loaded
@@ -42,6 +45,11 @@ echo "data: ijcnn1 repeated, $(wc -l <"$TMP/bench") rows; $(nproc) cores; load b
 
 names=("train -m 1" "train -m 2" "train-mpi -n 1" "train-mpi -n 2" \
 	"train-mpi -n 1 (pml ob1)" "train-mpi -n 2 (pml ob1)")
+BASE_MPI=${BASE_MPI:-}
+if [ -n "$BASE_MPI" ]; then
+	names+=("BASE_MPI -n 1 (pml ob1)" "BASE_MPI -n 2 (pml ob1)")
+	echo "BASE_MPI: $BASE_MPI"
+fi
 run_case() {	# run_case K: the K-th command of names, output discarded
 	case $1 in
 	0) "$ROOT/train" -q -s 2 -m 1 "$TMP/bench" "$TMP/m" ;;
@@ -50,6 +58,8 @@ run_case() {	# run_case K: the K-th command of names, output discarded
 	3) "$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$ROOT/train-mpi" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	4) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 1 "$ROOT/train-mpi" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	5) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 2 "$ROOT/train-mpi" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
+	6) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 1 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
+	7) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 2 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	esac >/dev/null 2>&1
 }
 declare -A times
@@ -70,7 +80,9 @@ for k in "${!names[@]}"; do
 	printf '%-26s %6.2f s  (%.2fx train -m 1)   rounds: %s\n' "${names[$k]}" "$tk" \
 		"$(echo "$t1 / $tk" | bc -l)" "${times[$k]}"
 done
-for pair in "2 3" "4 5"; do
+pairs=("2 3" "4 5")
+[ -n "$BASE_MPI" ] && pairs+=("6 7" "6 4" "7 5")
+for pair in "${pairs[@]}"; do
 	set -- $pair
 	printf '%s vs %s: %.2fx\n' "${names[$2]}" "${names[$1]}" \
 		"$(echo "$(median "${times[$1]}") / $(median "${times[$2]}")" | bc -l)"
@@ -78,11 +90,15 @@ done
 echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 iters=$("$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$ROOT/train-mpi" -m 1 -s 2 "$TMP/bench" "$TMP/m" | grep -c '^iter')
 echo "Newton iterations: $iters; per process (TRAIN_MPI_STATS=1, one run each):"
-for fast in "" "${FAST[*]}"; do
+stats() {	# stats BINARY "MCA OPTIONS": one run of BINARY on 1, then 2 processes
 	for n in 1 2; do
-		echo "-n $n ${fast:+($fast)}"
+		echo "$1 -n $n ${2:+($2)}"
 		# shellcheck disable=SC2086
-		TRAIN_MPI_STATS=1 "$MPIRUN" "${MPI_OPTS[@]}" $fast -x TRAIN_MPI_STATS -n "$n" \
-			"$ROOT/train-mpi" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" 2>&1 | grep '^train-mpi: rank'
+		TRAIN_MPI_STATS=1 "$MPIRUN" "${MPI_OPTS[@]}" $2 -x TRAIN_MPI_STATS -n "$n" \
+			"$1" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" 2>&1 | grep '^train-mpi: rank'
 	done
-done
+}
+stats "$ROOT/train-mpi" ""
+stats "$ROOT/train-mpi" "${FAST[*]}"
+[ -n "$BASE_MPI" ] && stats "$BASE_MPI" "${FAST[*]}"
+echo "load at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
