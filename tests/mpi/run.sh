@@ -25,7 +25,7 @@
 #    fold), for any number of processes, with and without -k;
 #  - -C prints what train -C prints (each C's rate and the best) on a
 #    small set, for 1 and 3 processes; for -s 11 the same best C and p;
-#  - -C -k runs train -C -k's search: the same lines for 1, 2, 3 processes;
+#  - -C -k runs train -C -k's search: the same lines for 1 to 4 processes;
 #    its subsample stage and plain baseline identical to train's, its choice
 #    of psi and C train's (the all-row walks' scores within a few rows: the
 #    primal solver here, the dual there); -W 1's MODEL.ik train's; -s 11's
@@ -259,12 +259,12 @@ best_close() {	# best_close A B POINTS: the "Best psi = " lines of A and B name 
 }
 "$TRAIN" -C -k iforest -t 20 a9a a9a.ck.train >a9a.ck.train.out 2>/dev/null
 ok=0
-for n in 1 2 3; do
+for n in 1 2 3 4; do
 	mpi "$n" -m 1 -C -k iforest -t 20 a9a a9a.ck.model >a9a.ck.n$n 2>/dev/null || ok=1
 	cmp -s <(no_seconds a9a.ck.n1) <(no_seconds a9a.ck.n$n) || ok=1
 done
 [ ! -e a9a.ck.model ] || ok=1
-check "a9a -C -k iforest: every line identical for 1, 2 and 3 processes, no model written" $ok
+check "a9a -C -k iforest: every line identical for 1, 2, 3 and 4 processes, no model written" $ok
 ok=0
 [ "$(grep -c '(4000 rows)' <(no_seconds a9a.ck.n1))" -ge 5 ] || ok=1
 cmp -s <(no_seconds a9a.ck.n1 | grep -e '(4000 rows)' -e '^plain linear') \
