@@ -356,7 +356,9 @@ static void mark_phase(enum phase p)
 /*
  * TRAIN_MPI_STATS=1 in the environment: rank 0 prints each process's
  * bytes sent in combining sums, the number of sums, and the seconds of
- * each phase (MPI_Init, reading, the map, training, the end) to stderr.
+ * each phase (MPI_Init, reading, the map, training (with -v and -C: the
+ * folds' training; with -C -k its whole search, maps too), the end) to
+ * stderr.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
@@ -445,6 +447,7 @@ int main(int argc, char **argv)
 	struct lik_map *map = NULL;
 	void *cells = NULL;
 	if (kernel && o.find_parameters) {
+		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
 		int psi;
 		double C, p;
 		ok = ksearch_run(&j, &o, classes, &kernel_params, o.search_write, &psi, &C, &p, &map) == 0;
@@ -470,7 +473,8 @@ int main(int argc, char **argv)
 		if (!dist_agree(comm, cells != NULL, msg))
 			exit_all(1);
 	}
-	mark_phase(PHASE_MAP);
+	if (g_phase_at[PHASE_MAP] == 0)
+		mark_phase(PHASE_MAP);
 	struct model *m = NULL;
 	if (o.find_parameters && !kernel) {
 		ok = find_parameters_dist(&j, &o, classes) == 0;
@@ -485,6 +489,8 @@ int main(int argc, char **argv)
 		if (ok && g_rank == 0 && o.find_parameters)
 			printf("written: %s\n", o.model_file);
 	}
+	if (g_phase_at[PHASE_TRAIN] == 0)
+		mark_phase(PHASE_TRAIN);	/* -v and -C: their folds' training */
 	classes_free(&c);
 	print_stats_if_asked(comm);
 	/* every process exits with rank 0's verdict on the model file */
