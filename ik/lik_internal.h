@@ -137,6 +137,63 @@ struct lik_search_table *lik_search_run(const struct problem *prob, const struct
 	const struct lik_search_options *options, int with_plain, double around_C,
 	struct lik_error *err);
 
+/* -s 0, 2 or 11 and at least 2 folds, or -1 with upstream's message: what every search takes. */
+int lik_check_search_solver(const struct parameter *param, int nr_fold, struct lik_error *err);
+
+/*
+ * The kernel's C walks of lik_search (classification), on any CV scorer:
+ * at() scores one C (accuracy, a fraction; it prints upstream's log2c
+ * line), forget() makes the next score start cold, fold_scores() gives
+ * each fold's score at the last C scored. first_C: where upstream's walk
+ * starts on these rows (start_C when > 0, as cv_scorer_first_C); norm_unit:
+ * the rows' mean squared norm rounded to a power of two (1 for cells
+ * alone). train-mpi scores across its processes with the same walks.
+ */
+struct lik_walk_scorer {
+	int (*at)(void *context, double C, double *score);
+	void (*forget)(void *context);
+	void (*fold_scores)(void *context, double *out);
+	void *context;
+	double first_C;
+	double norm_unit;
+};
+/*
+ * C0 > 0: the short walk about C0 (rival: the best all-row score so far,
+ * NaN: none), else the rising walk with the early stop after `patience`
+ * steps. The best C and score into *C and *score, each fold's score there
+ * into folds[]. 0, or -1 (a score failed).
+ */
+int lik_kernel_C_walk(const struct lik_walk_scorer *sc, double start_C, int patience, double C0,
+	double rival, double *C, double *score, double *folds);
+/* From which C the early stop of the kernel's walks counts, on rows of that norm_unit. */
+double lik_patience_from_C(double norm_unit);
+
+/*
+ * lik_search on rows this process does not hold whole (train-mpi -C -k):
+ * the same stages, choices and table, but every walk on all rows is the
+ * caller's walk(): at psi (0: upstream's plain sweep on all rows, its C
+ * and p into row), C0 (> 0: the short walk about C0, else the rising
+ * walk; -1 for regression, whose walks are find_parameters_rows_patient's)
+ * and rival (as lik_kernel_C_walk's), it fills row->C, p, score and
+ * seconds and folds[nr_fold], and for psi > 0 hands back the map of all
+ * rows (*map, owned by the table after). The seconds decide stage 3's
+ * time budget: the caller gives the same on every process of its own. Stage 1 runs here on `sample`: the rows that
+ * lik_draw_rows draws by kernel->seed from all l rows, in file order;
+ * NULL when l <= options->subsample_rows (no subsample: stage 1 walks on
+ * all rows too). Row checks (negative values) are the caller's.
+ */
+struct lik_spread_rows {
+	int l;
+	const struct problem *sample;
+	int (*walk)(void *context, int psi, double C0, double rival, struct lik_search_row *row,
+		double *folds, struct lik_map **map, struct lik_error *err);
+	void *context;
+};
+struct lik_search_table *lik_search_spread(const struct lik_spread_rows *rows,
+	const struct parameter *param, const struct lik_map_params *kernel, int nr_fold,
+	double start_C, double start_p, const struct lik_search_options *options,
+	struct lik_error *err);
+
 /*
  * Appends format's text to *text while room is left (advancing *text,
  * shrinking *size, always NUL-terminated when *size > 0); *need counts the

@@ -120,8 +120,9 @@ struct search_state {
 	struct lik_search_table *table;
 	size_t capacity;
 	int with_plain;		/* 0: no plain baseline row (-k auto scores plain rows once itself) */
-	double norm_unit;	/* the walk's rows' mean squared norm (row_norm_unit; 1 for cells alone) */
 	double around_C;	/* > 0: a fixed psi's walk is the short walk about it (lik_search_run) */
+	int full_l;		/* rows of the whole problem (prob->l, or the spread rows') */
+	const struct lik_spread_rows *spread;	/* NULL, or who walks on all rows (lik_search_spread) */
 	double *folds;		/* nr_fold slots: the fold scores of the walk being run */
 };
 
@@ -202,15 +203,28 @@ struct walk_best {
 	double C, score;
 };
 
-static int score_at(struct search_state *s, struct cv_scorer *sc, double C,
-	struct walk_best *best, double *score)
+/* One kernel C walk: its scorer and the search's settings it reads. */
+struct walk {
+	const struct lik_walk_scorer *sc;
+	double start_C;
+	int patience;
+	double *folds;		/* nr_fold slots: the fold scores at the walk's best C */
+};
+
+/* Classification scores: an accuracy, higher is better (a NaN never is). */
+static int walk_better(double score, double than)
 {
-	if (cv_scorer_at(sc, C, -1, score) != 0)
+	return isnan(than) || score > than;
+}
+
+static int score_at(const struct walk *w, double C, struct walk_best *best, double *score)
+{
+	if (w->sc->at(w->sc->context, C, score) != 0)
 		return -1;
 	/* strictly better only: on a tie the C scored first stays */
-	if (isnan(best->score) || better(s, *score, best->score)) {
+	if (isnan(best->score) || walk_better(*score, best->score)) {
 		*best = (struct walk_best){ C, *score };
-		cv_scorer_fold_scores(sc, s->folds);	/* the best C's spread over the folds */
+		w->sc->fold_scores(w->sc->context, w->folds);	/* the best C's spread over the folds */
 	}
 	return 0;
 }
@@ -222,28 +236,29 @@ static int score_at(struct search_state *s, struct cv_scorer *sc, double C,
  * beaten its best, counted only after the score rose above its first value
  * and from C = PATIENCE_FROM_C on (as find_parameters_rows_patient).
  */
-static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk_best *best)
+static int rising_walk(const struct walk *w, struct walk_best *best)
 {
 	double max_C = cv_scorer_max_C();
-	double C = cv_scorer_first_C(sc, s->start_C);
-	double first_C = KERNEL_FIRST_C / s->norm_unit, patience_from = PATIENCE_FROM_C / s->norm_unit;
-	if (s->start_C <= 0 && C < first_C)
+	double C = w->sc->first_C;
+	double first_C = KERNEL_FIRST_C / w->sc->norm_unit;
+	double patience_from = PATIENCE_FROM_C / w->sc->norm_unit;
+	if (w->start_C <= 0 && C < first_C)
 		C = first_C;
 	double first = NAN;
 	int without_gain = 0;
 	for (; C <= max_C; C *= 2) {
 		double before = best->score, score;
-		if (score_at(s, sc, C, best, &score) != 0)
+		if (score_at(w, C, best, &score) != 0)
 			return -1;
 		if (isnan(first)) {
 			first = score;
 			continue;
 		}
-		int risen = better(s, best->score, first);
+		int risen = walk_better(best->score, first);
 		if (best->score != before || isnan(before))
 			without_gain = 0;
-		else if (s->opt.patience > 0 && risen && C >= patience_from
-			&& ++without_gain >= s->opt.patience)
+		else if (w->patience > 0 && risen && C >= patience_from
+			&& ++without_gain >= w->patience)
 			return 0;
 	}
 	info("WARNING: maximum C reached.\n");
@@ -266,35 +281,66 @@ static int rising_walk(struct search_state *s, struct cv_scorer *sc, struct walk
  * Warm starts help going up (test_dual_cd): the down leg starts cold, and
  * the refinement goes up from the smallest C scored.
  */
-static int around_walk(struct search_state *s, struct cv_scorer *sc, double C0, double rival,
-	struct walk_best *best)
+static int around_walk(const struct walk *w, double C0, double rival, struct walk_best *best)
 {
-	double max_C = cv_scorer_max_C(), min_C = cv_scorer_first_C(sc, s->start_C);
+	double max_C = cv_scorer_max_C(), min_C = w->sc->first_C;
 	C0 = C0 > max_C ? max_C : C0 < min_C ? min_C : C0;
 	double score;
-	if (score_at(s, sc, C0, best, &score) != 0)
+	if (score_at(w, C0, best, &score) != 0)
 		return -1;
 	for (int way = 0; way < 2; way++) {
 		if (way == 1)
-			cv_scorer_forget(sc);
+			w->sc->forget(w->sc->context);
 		for (double C = way == 0 ? 4 * C0 : C0 / 4; C <= max_C && C >= min_C;
 			C = way == 0 ? 4 * C : C / 4) {
 			double before = best->score;
-			if (score_at(s, sc, C, best, &score) != 0)
+			if (score_at(w, C, best, &score) != 0)
 				return -1;
 			if (best->score == before)
 				break;
 		}
 	}
-	if (!isnan(rival) && better(s, rival, best->score))
+	if (!isnan(rival) && walk_better(rival, best->score))
 		return 0;
 	double top = best->C;
 	for (int way = 0; way < 2; way++) {
 		double C = way == 0 ? top / 2 : 2 * top;
-		if (C <= max_C && C >= min_C && score_at(s, sc, C, best, &score) != 0)
+		if (C <= max_C && C >= min_C && score_at(w, C, best, &score) != 0)
 			return -1;
 	}
 	return 0;
+}
+
+int lik_kernel_C_walk(const struct lik_walk_scorer *sc, double start_C, int patience, double C0,
+	double rival, double *C, double *score, double *folds)
+{
+	struct walk w = { sc, start_C, patience, folds };
+	struct walk_best best = { NAN, NAN };
+	int rc = C0 > 0 ? around_walk(&w, C0, rival, &best) : rising_walk(&w, &best);
+	*C = best.C;
+	*score = best.score;
+	return rc;
+}
+
+double lik_patience_from_C(double norm_unit)
+{
+	return PATIENCE_FROM_C / norm_unit;
+}
+
+/* lik_walk_scorer over a cv_scorer (this process's rows). */
+static int cv_at(void *context, double C, double *score)
+{
+	return cv_scorer_at(context, C, -1, score);
+}
+
+static void cv_forget(void *context)
+{
+	cv_scorer_forget(context);
+}
+
+static void cv_fold_scores(void *context, double *out)
+{
+	cv_scorer_fold_scores(context, out);
 }
 
 /* The C walk of the kernel rows X (classification), by the scoring solver. */
@@ -312,15 +358,14 @@ static int kernel_walk(struct search_state *s, const struct row_set *X, const st
 	struct cv_scorer *sc = cv_scorer_new(X, prob->y, prob->bias, &param, s->nr_fold);
 	if (sc == NULL)
 		return -1;
-	s->norm_unit = row_norm_unit(X);
-	struct walk_best best = { NAN, NAN };
-	int rc = C0 > 0 ? around_walk(s, sc, C0, rival, &best) : rising_walk(s, sc, &best);
+	struct lik_walk_scorer ws = { cv_at, cv_forget, cv_fold_scores, sc,
+		cv_scorer_first_C(sc, s->start_C), row_norm_unit(X) };
+	int rc = lik_kernel_C_walk(&ws, s->start_C, s->opt.patience, C0, rival, &row->C,
+		&row->score, s->folds);
 	cv_scorer_free(sc);
 	if (rc != 0)
 		return -1;
-	row->C = best.C;
 	row->p = -1;
-	row->score = best.score;
 	return 0;
 }
 
@@ -359,7 +404,7 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 		/* the plain baseline is upstream's own sweep: what train -C prints as best */
 		find_parameters_rows_folds(&X, prob->y, prob->bias, s->param, s->nr_fold,
 			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0,
-			PATIENCE_FROM_C / (psi > 0 ? row_norm_unit(&X) : 1),
+			psi > 0 ? lik_patience_from_C(row_norm_unit(&X)) : PATIENCE_FROM_C,
 			&row->C, &row->p, &row->score, s->folds);
 	}
 	info_mute(was_muted);
@@ -435,7 +480,7 @@ static int draw_sample(struct search_state *s, struct lik_error *err)
 
 static void free_sample(struct search_state *s)
 {
-	if (s->has_sample) {
+	if (s->has_sample && s->spread == NULL) {	/* a spread search's sample is its caller's */
 		free(s->sample.x);
 		free(s->sample.y);
 	}
@@ -461,16 +506,31 @@ static int best_row_on(const struct search_state *s, int rows)
 /* The index of the best full-row kernel row so far. */
 static int best_full_row(const struct search_state *s)
 {
-	return best_row_on(s, s->prob->l);
+	return best_row_on(s, s->full_l);
 }
 
 /* Was psi already scored on all rows? */
 static int tried_on_all_rows(const struct search_state *s, int psi)
 {
 	for (size_t i = 0; i < s->table->count; i++)
-		if (s->table->rows[i].psi == psi && s->table->rows[i].rows == s->prob->l)
+		if (s->table->rows[i].psi == psi && s->table->rows[i].rows == s->full_l)
 			return 1;
 	return 0;
+}
+
+/* A walk on all rows by the caller of lik_search_spread: psi 0 is the plain baseline. */
+static int spread_walk(struct search_state *s, int psi, double C0, struct lik_search_row *row,
+	struct lik_map **map, struct lik_error *err)
+{
+	int b = best_full_row(s);
+	double rival = b >= 0 && !s->regression ? s->table->rows[b].score : NAN;
+	*row = (struct lik_search_row){ psi, s->full_l, NAN, NAN, NAN, 0 };
+	for (int k = 0; k < s->nr_fold; k++)
+		s->folds[k] = NAN;
+	*map = NULL;
+	/* the walk times itself: stage 3's budget must see the same seconds on every process */
+	return s->spread->walk(s->spread->context, psi, s->regression ? -1 : C0, rival, row, s->folds,
+		map, err);
 }
 
 /*
@@ -480,22 +540,26 @@ static int tried_on_all_rows(const struct search_state *s, int psi)
 static int full_walk(struct search_state *s, int psi, double C0, struct lik_error *err)
 {
 	struct lik_search_row row;
-	struct ikmap *map = NULL;
-	if (walk_at(s, s->prob, psi, C0, &row, &map, err) != 0)
-		return -1;
-	if (append_row(s, &row, err) != 0) {
-		ikmap_free(map);
-		return -1;
-	}
-	if (best_full_row(s) == (int)s->table->count - 1) {
-		lik_map_free(&s->table->best_map);
-		s->table->best_map = lik_map_wrap(map, err);	/* frees map on failure */
-		if (s->table->best_map == NULL)
+	struct lik_map *map = NULL;
+	if (s->spread != NULL) {
+		if (spread_walk(s, psi, C0, &row, &map, err) != 0)
 			return -1;
 	} else {
-		ikmap_free(map);
+		struct ikmap *raw = NULL;
+		if (walk_at(s, s->prob, psi, C0, &row, &raw, err) != 0)
+			return -1;
+		map = lik_map_wrap(raw, err);	/* frees raw on failure */
+		if (map == NULL)
+			return -1;
 	}
-	return 0;
+	int rc = append_row(s, &row, err);
+	if (rc == 0 && best_full_row(s) == (int)s->table->count - 1) {
+		lik_map_free(&s->table->best_map);
+		s->table->best_map = map;
+		map = NULL;
+	}
+	lik_map_free(&map);
+	return rc;
 }
 
 /*
@@ -571,13 +635,13 @@ static int pick_confirmed(const struct search_state *s, int count, int *chosen, 
 static int extend_edge(struct search_state *s, struct lik_error *err)
 {
 	struct lik_search_table *t = s->table;
-	int limit = s->prob->l < s->opt.max_psi ? s->prob->l : s->opt.max_psi;
+	int limit = s->full_l < s->opt.max_psi ? s->full_l : s->opt.max_psi;
 	double spent = 0;
 	for (;;) {
 		int b = best_full_row(s);
 		int largest = 0;
 		for (size_t i = 0; i < t->count; i++)
-			if (t->rows[i].psi > largest && t->rows[i].rows == s->prob->l)
+			if (t->rows[i].psi > largest && t->rows[i].rows == s->full_l)
 				largest = t->rows[i].psi;
 		t->at_edge = t->rows[b].psi == largest;
 		if (!t->at_edge)
@@ -589,10 +653,10 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 			return 0;
 		}
 		if (largest > limit / 2) {	/* 2 * largest would pass the limit */
-			if (s->prob->l <= s->opt.max_psi)
+			if (s->full_l <= s->opt.max_psi)
 				snprintf(t->note, sizeof t->note, "psi = %d is the largest tried: psi = %d "
 					"would pass the number of training rows (%d)", largest, 2 * largest,
-					s->prob->l);
+					s->full_l);
 			else
 				snprintf(t->note, sizeof t->note, "psi = %d is the largest tried: the "
 					"search goes no higher than psi = %d", largest, s->opt.max_psi);
@@ -601,7 +665,7 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 		int next = largest * 2;
 		double last_seconds = 0;
 		for (size_t i = 0; i < t->count; i++)
-			if (t->rows[i].psi == largest && t->rows[i].rows == s->prob->l)
+			if (t->rows[i].psi == largest && t->rows[i].rows == s->full_l)
 				last_seconds = t->rows[i].seconds;
 		double estimate = NEXT_PSI_COST_FACTOR * last_seconds;
 		if (spent + estimate > s->opt.time_budget) {
@@ -615,8 +679,47 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 		/* about the best C so far: the next psi's best C lies near it */
 		if (full_walk(s, next, s->regression ? -1 : t->rows[b].C, err) != 0)
 			return -1;
-		spent += seconds_now() - started;
+		/* a spread search's processes agree on its walks' seconds (lik_spread_rows) */
+		spent += s->spread != NULL ? t->rows[t->count - 1].seconds : seconds_now() - started;
 	}
+}
+
+int lik_check_search_solver(const struct parameter *param, int nr_fold, struct lik_error *err)
+{
+	int st = param->solver_type;
+	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
+		lik_fail(err, LIK_EINVAL, "Warm-start parameter search only available for -s 0, -s 2 and -s 11");
+		return -1;
+	}
+	if (nr_fold < 2) {
+		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
+		return -1;
+	}
+	return 0;
+}
+
+/* The settings of a search, whatever its rows: solver, folds and the map's parameters. */
+static int check_search_settings(const struct parameter *param, const struct lik_map_params *kernel,
+	int nr_fold, struct lik_error *err)
+{
+	if (lik_check_search_solver(param, nr_fold, err) != 0)
+		return -1;
+	/* psi 0 asks for the search: check the other parameters at the grid's first psi */
+	struct lik_map_params probe = *kernel;
+	if (probe.psi == 0)
+		probe.psi = lik_psi_grid_of(kernel->kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
+	return lik_map_params_check(&probe, err);
+}
+
+/* A searched psi of a sampling kernel needs rows to sample. */
+static int check_search_rows(const struct lik_map_params *kernel, int l, struct lik_error *err)
+{
+	if (kernel->psi == 0 && !lik_kernel_is_exact(kernel->kernel) && l < LIK_SEARCH_PSI_MIN) {
+		lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
+			LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);
+		return -1;
+	}
+	return 0;
 }
 
 static int check_search_args(const struct problem *prob, const struct parameter *param,
@@ -636,20 +739,7 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 		lik_fail(err, LIK_EINVAL, "%s", why);
 		return -1;
 	}
-	int st = param->solver_type;
-	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
-		lik_fail(err, LIK_EINVAL, "Warm-start parameter search only available for -s 0, -s 2 and -s 11");
-		return -1;
-	}
-	if (nr_fold < 2) {
-		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
-		return -1;
-	}
-	/* psi 0 asks for the search: check the other parameters at the grid's first psi */
-	struct lik_map_params probe = *kernel;
-	if (probe.psi == 0)
-		probe.psi = lik_psi_grid_of(kernel->kernel, INT_MAX, LIK_SEARCH_PSI_MAX).first;
-	if (lik_map_params_check(&probe, err) != 0)
+	if (check_search_settings(param, kernel, nr_fold, err) != 0)
 		return -1;
 	/* on all rows first: stage 1's subsample would name a row by its place in the subsample */
 	size_t row;
@@ -658,12 +748,7 @@ static int check_search_args(const struct problem *prob, const struct parameter 
 	if (refusal && lik_first_negative(prob->x, (size_t)prob->l, prob->bias >= 0 ? prob->n - 1 : prob->n,
 			&row, &feature))
 		return lik_fail_negative_why(err, row, feature, refusal);
-	if (kernel->psi == 0 && !lik_kernel_is_exact(kernel->kernel) && prob->l < LIK_SEARCH_PSI_MIN) {
-		lik_fail(err, LIK_EINVAL, "-C with -k needs at least %d training rows (psi starts at %d)",
-			LIK_SEARCH_PSI_MIN, LIK_SEARCH_PSI_MIN);
-		return -1;
-	}
-	return 0;
+	return check_search_rows(kernel, prob->l, err);
 }
 
 static int run_stages(struct search_state *s, struct lik_error *err)
@@ -675,8 +760,13 @@ static int run_stages(struct search_state *s, struct lik_error *err)
 	/* acos has one width (2 cells): C alone is searched, on all rows */
 	if (s->kernel->kernel == LIK_KERNEL_ACOS)
 		return full_walk(s, IK_CELLS_ACOS, C0, err);
-	if (draw_sample(s, err) != 0)
+	if (s->spread != NULL) {
+		/* the caller drew stage 1's rows (or there are not more than subsample_rows) */
+		s->has_sample = s->spread->sample != NULL;
+		s->sample = s->has_sample ? *s->spread->sample : (struct problem){ .l = s->full_l };
+	} else if (draw_sample(s, err) != 0) {
 		return -1;
+	}
 	int psis[32];
 	int count;
 	if (stage_one(s, psis, &count, err) != 0)
@@ -715,6 +805,67 @@ struct lik_search_table *lik_search(const struct problem *prob, const struct par
 	return lik_search_run(prob, param, kernel, nr_fold, start_C, start_p, options, 1, -1, err);
 }
 
+/* The stages, the plain baseline and the choice, for lik_search_run and lik_search_spread. */
+static struct lik_search_table *search_table(struct search_state *s,
+	const struct lik_search_options *options, struct lik_error *err)
+{
+	if (options != NULL)
+		s->opt = *options;
+	else
+		lik_search_options_default(&s->opt);
+	s->regression = s->param->solver_type == L2R_L2LOSS_SVR;
+	s->table = calloc(1, sizeof *s->table);
+	s->folds = malloc((size_t)s->nr_fold * sizeof *s->folds);
+	if (s->table == NULL || s->folds == NULL) {
+		free(s->table);
+		free(s->folds);
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->table->nr_fold = s->nr_fold;
+	int rc = run_stages(s, err);
+	/*
+	 * The plain baseline on the rows stage 1 ranked psi on: upstream's full
+	 * sweep on all rows of a large set can cost more than the whole kernel
+	 * search (60000 x 784 images, 10 classes: about 1300 of 1550 s), and on
+	 * the same rows as stage 1 it is compared like with like.
+	 */
+	struct lik_search_row plain = { 0, 0, NAN, NAN, NAN, 0 };
+	if (rc == 0 && s->with_plain) {
+		if (s->has_sample || s->spread == NULL) {
+			rc = walk_at(s, s->has_sample ? &s->sample : s->prob, 0, -1, &plain, NULL, err);
+		} else {
+			struct lik_map *none = NULL;
+			rc = spread_walk(s, 0, -1, &plain, &none, err);
+			lik_map_free(&none);
+		}
+	}
+	if (rc == 0 && s->with_plain)
+		rc = append_row(s, &plain, err);
+	free_sample(s);
+	free(s->folds);
+	if (rc != 0) {
+		lik_search_table_free(&s->table);
+		return NULL;
+	}
+	struct lik_search_table *t = s->table;
+	t->best = (size_t)best_full_row(s);
+	if (!s->with_plain) {
+		/* no baseline row: plain and plain_versus name the best, and nothing is compared */
+		t->plain = t->plain_versus = t->best;
+		t->kernel_wins = 1;
+		lik_ok(err);
+		return t;
+	}
+	t->plain = t->count - 1;
+	int versus = plain.rows == s->full_l ? -1 : best_row_on(s, plain.rows);
+	t->plain_versus = versus >= 0 ? (size_t)versus : t->best;
+	/* strictly better: a tie does not justify the kernel's cost */
+	t->kernel_wins = better(s, t->rows[t->plain_versus].score, plain.score);
+	lik_ok(err);
+	return t;
+}
+
 struct lik_search_table *lik_search_run(const struct problem *prob, const struct parameter *param,
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	const struct lik_search_options *options, int with_plain, double around_C,
@@ -724,55 +875,22 @@ struct lik_search_table *lik_search_run(const struct problem *prob, const struct
 		return NULL;
 	struct search_state s = { .prob = prob, .param = param, .kernel = kernel,
 		.nr_fold = nr_fold, .start_C = start_C, .start_p = start_p, .with_plain = with_plain,
-		.around_C = around_C };
-	if (options != NULL)
-		s.opt = *options;
-	else
-		lik_search_options_default(&s.opt);
-	s.regression = param->solver_type == L2R_L2LOSS_SVR;
-	s.table = calloc(1, sizeof *s.table);
-	s.folds = malloc((size_t)nr_fold * sizeof *s.folds);
-	if (s.table == NULL || s.folds == NULL) {
-		free(s.table);
-		free(s.folds);
-		lik_fail(err, LIK_ENOMEM, "out of memory");
+		.around_C = around_C, .full_l = prob->l };
+	return search_table(&s, options, err);
+}
+
+struct lik_search_table *lik_search_spread(const struct lik_spread_rows *rows,
+	const struct parameter *param, const struct lik_map_params *kernel, int nr_fold,
+	double start_C, double start_p, const struct lik_search_options *options,
+	struct lik_error *err)
+{
+	if (check_search_settings(param, kernel, nr_fold, err) != 0
+		|| check_search_rows(kernel, rows->l, err) != 0)
 		return NULL;
-	}
-	s.table->nr_fold = nr_fold;
-	int rc = run_stages(&s, err);
-	/*
-	 * The plain baseline on the rows stage 1 ranked psi on: upstream's full
-	 * sweep on all rows of a large set can cost more than the whole kernel
-	 * search (60000 x 784 images, 10 classes: about 1300 of 1550 s), and on
-	 * the same rows as stage 1 it is compared like with like.
-	 */
-	const struct problem *baseline_rows = s.has_sample ? &s.sample : prob;
-	struct lik_search_row plain = { 0, 0, NAN, NAN, NAN, 0 };
-	if (rc == 0 && with_plain)
-		rc = walk_at(&s, baseline_rows, 0, -1, &plain, NULL, err);
-	if (rc == 0 && with_plain)
-		rc = append_row(&s, &plain, err);
-	free_sample(&s);
-	free(s.folds);
-	if (rc != 0) {
-		lik_search_table_free(&s.table);
-		return NULL;
-	}
-	s.table->best = (size_t)best_full_row(&s);
-	if (!with_plain) {
-		/* no baseline row: plain and plain_versus name the best, and nothing is compared */
-		s.table->plain = s.table->plain_versus = s.table->best;
-		s.table->kernel_wins = 1;
-		lik_ok(err);
-		return s.table;
-	}
-	s.table->plain = s.table->count - 1;
-	int versus = plain.rows == prob->l ? -1 : best_row_on(&s, plain.rows);
-	s.table->plain_versus = versus >= 0 ? (size_t)versus : s.table->best;
-	/* strictly better: a tie does not justify the kernel's cost */
-	s.table->kernel_wins = better(&s, s.table->rows[s.table->plain_versus].score, plain.score);
-	lik_ok(err);
-	return s.table;
+	struct search_state s = { .param = param, .kernel = kernel, .nr_fold = nr_fold,
+		.start_C = start_C, .start_p = start_p, .with_plain = 1, .around_C = -1,
+		.full_l = rows->l, .spread = rows };
+	return search_table(&s, options, err);
 }
 
 int lik_search_row_text(const struct lik_search_row *r, int regression, char *text, size_t size)

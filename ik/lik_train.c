@@ -224,22 +224,13 @@ int lik_find_parameters(const struct problem *prob, const struct parameter *para
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	int *best_psi, double *best_C, double *best_p, double *best_score, struct lik_error *err)
 {
-	if (check_problem(prob, param, err) != 0)
+	if (check_problem(prob, param, err) != 0 || lik_check_search_solver(param, nr_fold, err) != 0)
 		return -1;
-	int st = param->solver_type;
-	if (st != L2R_LR && st != L2R_L2LOSS_SVC && st != L2R_L2LOSS_SVR) {
-		lik_fail(err, LIK_EINVAL, "Warm-start parameter search only available for -s 0, -s 2 and -s 11");
-		return -1;
-	}
-	if (nr_fold < 2) {
-		lik_fail(err, LIK_EINVAL, "n-fold cross validation: n must >= 2");
-		return -1;
-	}
 	if (best_psi == NULL || best_C == NULL || best_p == NULL || best_score == NULL) {
 		lik_fail(err, LIK_EINVAL, "no place for the results given");
 		return -1;
 	}
-	int regression = st == L2R_L2LOSS_SVR;
+	int regression = param->solver_type == L2R_L2LOSS_SVR;
 	struct search_result best = { 0, NAN, NAN, NAN };
 	if (kernel == NULL || kernel->psi != 0) {
 		best.psi = kernel != NULL ? kernel->psi : 0;

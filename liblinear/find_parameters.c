@@ -17,12 +17,15 @@
  * output for many data sets and p). For -s 11, p = i * (max|y|/20) for
  * i = 19 down to 0, starting from the largest not above start_p when one
  * is given, each p with a fresh walk. The fold models train silently; one
- * line per C is printed, in upstream's format.
+ * line per C is printed, in upstream's format. The walk itself (which C,
+ * when to stop, the best) is c_walk.h's, shared with train-mpi; this file
+ * owns the folds and scores them.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "c_walk.h"
 #include "export.h"
 #include "report.h"
 #include "find_parameters.h"
@@ -31,9 +34,6 @@
 #include "model_shape.h"
 #include "print.h"
 
-#define MAX_C_CLASSIFICATION 1024.0
-#define MAX_C_REGRESSION 1048576.0	/* 2^20 */
-#define UNCHANGED_STEPS_TO_STOP 5
 
 struct search {
 	const struct row_set *X;
@@ -50,10 +50,7 @@ struct search {
 	int patience;		/* > 0: a walk stops after this many C without a better score */
 	double patience_from_C;	/* ... counted only from this C on */
 	double *best_folds;	/* NULL, or nr_fold slots: each fold's score at the best (C, p) */
-};
-
-struct best {
-	double C, p, score;
+	double max_sqnorm;	/* -s 11: max ||x_i||^2 of the rows, for each p's C_min */
 };
 
 static void search_free(struct search *s)
@@ -219,74 +216,6 @@ static int evaluate(struct search *s, double C, double p, double *score, bool *u
 	return failed ? -1 : 0;
 }
 
-static void report_and_keep_best(const struct search *s, double C, double p, double score,
-	struct best *best)
-{
-	if (s->regression) {
-		info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
-		if (score < best->score) {
-			*best = (struct best){ C, p, score };
-			if (s->best_folds != NULL)
-				fold_scores(s, s->best_folds);
-		}
-	} else {
-		info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
-		if (score > best->score) {
-			*best = (struct best){ C, -1, score };
-			if (s->best_folds != NULL)
-				fold_scores(s, s->best_folds);
-		}
-	}
-}
-
-/* C, 2C, 4C, ... up to max_C, each fold warm-started along the way. */
-static int walk_c(struct search *s, double C, double max_C, double p, struct best *best)
-{
-	for (int k = 0; k < s->folds.nr_fold; k++) {
-		free(s->w[k]);
-		s->w[k] = NULL;
-	}
-	int unchanged_steps = 0;
-	int steps_without_gain = 0;
-	double walk_best = NAN;
-	bool risen = false;
-	while (C <= max_C) {
-		double score;
-		bool unchanged;
-		if (evaluate(s, C, p, &score, &unchanged) != 0)
-			return -1;
-		report_and_keep_best(s, C, p, score, best);
-		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
-		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
-			break;
-		/* the early stop of the kernel's search (never upstream's -C): on mapped
-		 * rows the weights keep moving, so only the score can tell the walk is past its peak */
-		/* at the smallest C every model predicts alike and the score is flat:
-		 * steps count only once the score has risen above the walk's first */
-		bool gain = isnan(walk_best) || (s->regression ? score < walk_best : score > walk_best);
-		if (gain) {
-			risen = !isnan(walk_best);
-			walk_best = score;
-			steps_without_gain = 0;
-		} else if (s->patience > 0 && risen && C >= s->patience_from_C
-			&& ++steps_without_gain >= s->patience) {
-			return 0;
-		}
-		C *= 2;
-	}
-	if (C > max_C)
-		info("WARNING: maximum C reached.\n");
-	return 0;
-}
-
-static double first_C(double C_min, double start_C, double max_C)
-{
-	double C = start_C > 0 ? start_C : pow(2, floor(log2(C_min)));
-	if (!(C > 0))
-		C = 1;	/* C_min is 0 or NaN: the data cannot tell where to start */
-	return C < max_C ? C : max_C;
-}
-
 static double max_row_sqnorm(const struct row_set *X)
 {
 	double m = 0;
@@ -298,16 +227,50 @@ static double max_row_sqnorm(const struct row_set *X)
 	return m;
 }
 
-static int search_C(struct search *s, double start_C, struct best *best)
+/* The walk's view of a search (c_walk.h): one CV score per (C, p). */
+static int walk_evaluate(void *context, double C, double p, double *score, bool *unchanged)
 {
-	double scale = s->param.solver_type == L2R_LR ? 1 : 2;
-	double C_min = 1 / (scale * s->X->l * max_row_sqnorm(s->X));
-	return walk_c(s, first_C(C_min, start_C, MAX_C_CLASSIFICATION),
-		MAX_C_CLASSIFICATION, s->param.p, best);
+	return evaluate(context, C, p, score, unchanged);
 }
 
-static double svr_C_min(const struct search *s, double p, double max_sqnorm)
+/* Each walk's folds start from zeros. */
+static void walk_restart(void *context)
 {
+	struct search *s = context;
+	for (int k = 0; k < s->folds.nr_fold; k++) {
+		free(s->w[k]);
+		s->w[k] = NULL;
+	}
+}
+
+/* The best (C, p) so far: keep each fold's own score at it, when asked. */
+static void walk_on_best(void *context)
+{
+	struct search *s = context;
+	if (s->best_folds != NULL)
+		fold_scores(s, s->best_folds);
+}
+
+static struct c_walk walk_of(struct search *s)
+{
+	return (struct c_walk){ .regression = s->regression, .patience = s->patience,
+		.patience_from_C = s->patience_from_C, .evaluate = walk_evaluate,
+		.restart = walk_restart, .on_best = walk_on_best, .context = s };
+}
+
+static int search_C(struct search *s, double start_C, struct c_walk_best *best)
+{
+	double C_min = c_walk_classification_C_min(s->param.solver_type == L2R_LR, s->X->l,
+		max_row_sqnorm(s->X));
+	struct c_walk w = walk_of(s);
+	return c_walk_run(&w, c_walk_first_C(C_min, start_C, C_WALK_MAX_C_CLASSIFICATION),
+		C_WALK_MAX_C_CLASSIFICATION, s->param.p, best);
+}
+
+/* -s 11's C_min at p on these rows (c_walk_svr asks it once per p). */
+static double svr_C_min(void *context, double p)
+{
+	const struct search *s = context;
 	double loss_at_zero = 0, sum_abs_y = 0;
 	for (int i = 0; i < s->X->l; i++) {
 		double a = fabs(s->y[i]);
@@ -315,28 +278,19 @@ static double svr_C_min(const struct search *s, double p, double max_sqnorm)
 		loss_at_zero += e * e;
 		sum_abs_y += a;
 	}
-	return loss_at_zero / (800 * max_sqnorm * sum_abs_y * sum_abs_y);
+	return c_walk_svr_C_min(loss_at_zero, s->max_sqnorm, sum_abs_y);
 }
 
-static int search_C_and_p(struct search *s, double start_C, double start_p, struct best *best)
+static int search_C_and_p(struct search *s, double start_C, double start_p,
+	struct c_walk_best *best)
 {
 	double max_abs_y = 0;
 	for (int i = 0; i < s->X->l; i++)
 		if (fabs(s->y[i]) > max_abs_y)
 			max_abs_y = fabs(s->y[i]);
-	double p_step = max_abs_y / 20;
-	double max_sqnorm = max_row_sqnorm(s->X);
-	int i = 19;
-	if (start_p > 0)
-		while (i > 0 && i * p_step > start_p)
-			i--;
-	for (; i >= 0; i--) {
-		double p = i * p_step;
-		double C = first_C(svr_C_min(s, p, max_sqnorm), start_C, MAX_C_REGRESSION);
-		if (walk_c(s, C, MAX_C_REGRESSION, p, best) != 0)
-			return -1;
-	}
-	return 0;
+	s->max_sqnorm = max_row_sqnorm(s->X);
+	struct c_walk w = walk_of(s);
+	return c_walk_svr(&w, max_abs_y, start_C, start_p, svr_C_min, best);
 }
 
 void find_parameters_rows(const struct row_set *X, const double *y, double bias,
@@ -376,7 +330,7 @@ void find_parameters_rows_folds(const struct row_set *X, const double *y, double
 	s.patience = patience > 0 ? patience : 0;
 	s.patience_from_C = patience_from_C;
 	s.best_folds = best_folds;
-	struct best best = { NAN, NAN, s.regression ? INFINITY : -1 };
+	struct c_walk_best best = c_walk_no_best(s.regression);
 	int rc = s.regression ? search_C_and_p(&s, start_C, start_p, &best)
 		: search_C(&s, start_C, &best);
 	search_free(&s);
@@ -426,9 +380,9 @@ int cv_scorer_at(struct cv_scorer *c, double C, double p, double *score)
 double cv_scorer_first_C(const struct cv_scorer *c, double start_C)
 {
 	int st = c->s.param.solver_type;	/* the dual of a loss starts where its primal does */
-	double scale = st == L2R_LR || st == L2R_LR_DUAL ? 1 : 2;
-	double C_min = 1 / (scale * c->s.X->l * max_row_sqnorm(c->s.X));
-	return first_C(C_min, start_C, MAX_C_CLASSIFICATION);
+	double C_min = c_walk_classification_C_min(st == L2R_LR || st == L2R_LR_DUAL, c->s.X->l,
+		max_row_sqnorm(c->s.X));
+	return c_walk_first_C(C_min, start_C, C_WALK_MAX_C_CLASSIFICATION);
 }
 
 void cv_scorer_forget(struct cv_scorer *c)
@@ -453,7 +407,7 @@ int cv_scorer_nr_fold(const struct cv_scorer *c)
 
 double cv_scorer_max_C(void)
 {
-	return MAX_C_CLASSIFICATION;
+	return C_WALK_MAX_C_CLASSIFICATION;
 }
 
 void cv_scorer_free(struct cv_scorer *c)

@@ -5,6 +5,7 @@
  * collective calls and stop together.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@
 
 /* Bytes read at a time while looking for the end of a line. */
 enum { SCAN_CHUNK = 65536 };
+
+int dist_rank(MPI_Comm comm)
+{
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	return rank;
+}
 
 int dist_agree(MPI_Comm comm, int ok, const char *message)
 {
@@ -39,22 +47,6 @@ char *dist_rank_path(const char *path, int rank)
 	if (p != NULL)
 		snprintf(p, len, "%s.%d", path, rank);
 	return p;
-}
-
-/* Reads the bytes [begin, end) of f into a new buffer; NULL on failure (errno set). */
-static char *read_range(FILE *f, int64_t begin, int64_t end)
-{
-	size_t len = (size_t)(end - begin);
-	char *buf = malloc(len > 0 ? len : 1);
-	if (buf == NULL)
-		return NULL;
-	if (len > 0 && (fseeko(f, (off_t)begin, SEEK_SET) != 0 || fread(buf, 1, len, f) != len)) {
-		if (errno == 0)
-			errno = EIO;
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /*
@@ -138,14 +130,18 @@ static int grow_nodes(struct row_store *s, size_t need)
  * the bias (filled once the global feature count is known) and the
  * terminator. Returns 0, or -1 with the message in msg.
  */
-static int store_rows(struct libsvm_reader *r, const char *path, struct row_store *s,
-	char *msg, size_t room)
+static int store_rows(struct libsvm_reader *r, const char *path, int64_t limit,
+	struct row_store *s, char *msg, size_t room)
 {
-	for (;;) {
+	for (int64_t read = 0; limit < 0 || read < limit; read++) {
 		double label;
 		struct feature_node *x;
 		size_t nnz;
 		int status = libsvm_reader_next(r, &label, &x, &nnz);
+		if (status == LIBSVM_EOF && limit >= 0) {
+			set_message(msg, room, path, "the file ended before its counted lines (changed while read?)");
+			return -1;
+		}
 		if (status == LIBSVM_EOF)
 			return 0;
 		if (status != LIBSVM_ROW) {
@@ -170,54 +166,73 @@ static int store_rows(struct libsvm_reader *r, const char *path, struct row_stor
 		s->nodes[s->nr_nodes++].value = 0;
 		s->l++;
 	}
+	return 0;
 }
 
-/* Parses len bytes of buf, which follow lines_before lines of path. */
-static int parse_buffer(char *buf, size_t len, const char *path, int64_t lines_before,
-	struct row_store *s, char *msg, size_t room)
+/*
+ * Parses the `rows` lines of f from byte `at` on, which follow
+ * lines_before lines of path. The stream is read through the reader's
+ * own small buffer: no copy of the share in memory (a fresh buffer the
+ * size of the share costs a page fault per 4 KB; bench/results/
+ * mpi-scaling.md measures the reading phase before and after).
+ */
+static int parse_range(FILE *f, int64_t at, int64_t rows, const char *path,
+	int64_t lines_before, struct row_store *s, char *msg, size_t room)
 {
-	if (len == 0)
-		return 0;	/* fmemopen refuses a size of 0; no bytes, no rows */
-	FILE *f = fmemopen(buf, len, "r");
-	if (f == NULL) {
+	if (rows == 0)
+		return 0;
+	if (fseeko(f, (off_t)at, SEEK_SET) != 0) {
 		set_message(msg, room, path, strerror(errno));
 		return -1;
 	}
 	struct libsvm_reader *r = libsvm_reader_from_stream(f, path);
-	int rc = -1;
 	if (r == NULL) {
 		set_message(msg, room, path, "out of memory");
-	} else {
-		libsvm_reader_set_lines_before(r, lines_before);
-		rc = store_rows(r, path, s, msg, room);
+		return -1;
 	}
+	libsvm_reader_set_lines_before(r, lines_before);
+	int rc = store_rows(r, path, rows, s, msg, room);
 	libsvm_reader_close(r);
-	fclose(f);
 	return rc;
 }
 
 /* ---- the shared file ---- */
 
 /*
- * Line starts in buf[0..len): offset 0 (when len > 0) and every offset
- * just after a '\n' before the end. Calls found(offset) for those whose
- * global line number (first + count so far) is a multiple of block_rows,
- * when starts is not NULL. Returns the number of line starts.
+ * Line starts in the bytes [begin, end) of f, begin being one: begin (when
+ * begin < end) and every offset just after a '\n' before end. Records the
+ * offset of each whose global line number (first + count so far) is a
+ * multiple of block_rows when starts is not NULL. Reads in chunks of
+ * SCAN_CHUNK through one buffer. The number of line starts, or -1 on an
+ * I/O error.
  */
-static int64_t scan_lines(const char *buf, size_t len, int64_t file_offset, int64_t first,
-	int block_rows, int64_t *starts, int64_t *nr_starts)
+static int64_t scan_lines(FILE *f, int64_t begin, int64_t end, int64_t first, int block_rows,
+	int64_t *starts, int64_t *nr_starts)
 {
-	int64_t count = 0;
-	size_t at = 0;
-	while (at < len) {
-		int64_t line = first + count;
-		if (starts != NULL && line % block_rows == 0)
-			starts[(*nr_starts)++] = file_offset + (int64_t)at;
-		count++;
-		const char *nl = memchr(buf + at, '\n', len - at);
-		if (nl == NULL)
-			break;
-		at = (size_t)(nl - buf) + 1;
+	char buf[SCAN_CHUNK];
+	if (begin < end && fseeko(f, (off_t)begin, SEEK_SET) != 0)
+		return -1;
+	int64_t count = 0, pos = begin;
+	bool line_start = true;
+	while (pos < end) {
+		size_t want = end - pos < SCAN_CHUNK ? (size_t)(end - pos) : SCAN_CHUNK;
+		if (fread(buf, 1, want, f) != want)
+			return -1;
+		size_t at = 0;
+		while (at < want) {
+			if (line_start) {
+				if (starts != NULL && (first + count) % block_rows == 0)
+					starts[(*nr_starts)++] = pos + (int64_t)at;
+				count++;
+				line_start = false;
+			}
+			const char *nl = memchr(buf + at, '\n', want - at);
+			if (nl == NULL)
+				break;
+			at = (size_t)(nl - buf) + 1;
+			line_start = true;
+		}
+		pos += (int64_t)want;
 	}
 	return count;
 }
@@ -229,8 +244,7 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
 	int ok = 1;
-	int64_t file_size = 0, begin = 0, end = 0;
-	char *buf = NULL;
+	int64_t file_size = 0, begin = 0, end = 0, mine = 0;
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
 		snprintf(msg, room, "can't open input file %s", path);
@@ -243,7 +257,8 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 		begin = line_start_from(f, file_size / size * rank + file_size % size * rank / size, file_size);
 		end = line_start_from(f, file_size / size * (rank + 1)
 			+ file_size % size * (rank + 1) / size, file_size);
-		if (begin < 0 || end < 0 || (buf = read_range(f, begin, end)) == NULL) {
+		errno = 0;
+		if (begin < 0 || end < 0 || (mine = scan_lines(f, begin, end, 0, 1, NULL, NULL)) < 0) {
 			set_message(msg, room, path, strerror(errno ? errno : EIO));
 			ok = 0;
 		}
@@ -252,8 +267,7 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 		goto fail;
 
 	/* lines before this share: an exact integer prefix sum */
-	size_t len = (size_t)(end - begin);
-	int64_t mine = scan_lines(buf, len, begin, 0, 1, NULL, NULL), before = 0, total = 0;
+	int64_t before = 0, total = 0;
 	MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm);
 	if (rank == 0)
 		before = 0;	/* MPI_Exscan leaves rank 0's result undefined */
@@ -265,7 +279,7 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 		goto fail;
 	}
 
-	/* where each block starts, in file order */
+	/* where each block starts, in file order (a second pass over the share, from the page cache) */
 	int64_t my_blocks = mine / d->block_rows + 2, nr_mine = 0;
 	int64_t *starts = malloc((size_t)my_blocks * sizeof *starts);
 	int64_t *all_starts = malloc((size_t)(max_blocks + 1) * sizeof *all_starts);
@@ -274,9 +288,12 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 	ok = starts && all_starts && counts && displs;
 	if (!dist_agree(comm, ok, "train-mpi: out of memory"))
 		goto fail_starts;
-	scan_lines(buf, len, begin, before, d->block_rows, starts, &nr_mine);
-	free(buf);
-	buf = NULL;
+	errno = 0;
+	ok = scan_lines(f, begin, end, before, d->block_rows, starts, &nr_mine) >= 0;
+	if (!ok)
+		set_message(msg, room, path, strerror(errno ? errno : EIO));
+	if (!dist_agree(comm, ok, msg))
+		goto fail_starts;
 	int nr_mine_int = (int)nr_mine;
 	MPI_Allgather(&nr_mine_int, 1, MPI_INT, counts, 1, MPI_INT, comm);
 	int nb = 0;
@@ -297,22 +314,13 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 	d->nr_blocks = b1 - b0;
 	d->first_line = (int64_t)b0 * d->block_rows;
 	d->first_row = d->first_line;	/* every line is a row */
-	ok = 1;
-	if (b1 > b0) {
-		buf = read_range(f, all_starts[b0], all_starts[b1]);
-		if (buf == NULL) {
-			set_message(msg, room, path, strerror(errno ? errno : EIO));
-			ok = 0;
-		} else {
-			ok = parse_buffer(buf, (size_t)(all_starts[b1] - all_starts[b0]), path,
-				d->first_line, s, msg, room) == 0;
-		}
-	}
+	int64_t last_row = (int64_t)b1 * d->block_rows < total ? (int64_t)b1 * d->block_rows : total;
+	ok = b1 <= b0 || parse_range(f, all_starts[b0], last_row - d->first_row, path, d->first_line,
+		s, msg, room) == 0;
 	free(starts);
 	free(all_starts);
 	free(counts);
 	free(displs);
-	free(buf);
 	fclose(f);
 	return dist_agree(comm, ok, msg) ? 0 : -1;
 fail_starts:
@@ -321,7 +329,6 @@ fail_starts:
 	free(counts);
 	free(displs);
 fail:
-	free(buf);
 	if (f != NULL)
 		fclose(f);
 	return -1;
@@ -344,7 +351,7 @@ static int read_per_rank(MPI_Comm comm, const char *path, struct dist_data *d,
 		if (r == NULL)
 			snprintf(msg, room, "can't open input file %s", mine);
 		else
-			ok = store_rows(r, mine, s, msg, room) == 0;
+			ok = store_rows(r, mine, -1, s, msg, room) == 0;
 		libsvm_reader_close(r);
 	}
 	free(mine);

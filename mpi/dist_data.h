@@ -68,6 +68,9 @@ void dist_data_free(struct dist_data *d);
 /* Local row i's first row in block k (k = 0..nr_blocks; k = nr_blocks gives l). */
 int dist_block_begin(const struct dist_data *d, int k);
 
+/* This process's rank in comm. */
+int dist_rank(MPI_Comm comm);
+
 /*
  * Collective: ok is this process's verdict. Returns 1 on every process
  * when all are ok; otherwise the lowest failing rank prints message

@@ -313,8 +313,7 @@ static struct lik_map *broadcast_map(MPI_Comm comm, const struct lik_map *built,
 	return map;
 }
 
-/* The first negative value here, when the map refuses them: one message naming its line. */
-static int refuse_negative(MPI_Comm comm, const struct dist_data *d,
+int dist_refuse_negative(MPI_Comm comm, const struct dist_data *d,
 	const struct lik_map_params *params, const char *path, bool per_rank)
 {
 	int rank;
@@ -367,7 +366,7 @@ struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
 	char msg[1024] = "";
-	if (refuse_negative(comm, d, params, path, per_rank) != 0)
+	if (dist_refuse_negative(comm, d, params, path, per_rank) != 0)
 		return NULL;
 	if (d->total_rows > INT_MAX) {
 		dist_agree(comm, 0, "ERROR: -k maps at most INT_MAX rows");
@@ -429,4 +428,108 @@ done:
 	free(mine);
 	ikmap_scan_free(scan);
 	return map;
+}
+
+/* ---- rows wanted everywhere (-C -k's subsample) ---- */
+
+/* The labels of this process's rows among ids (ascending), in that order. */
+static double *labels_held(const struct dist_data *d, const int *ids, size_t count, int *held)
+{
+	double *y = malloc((count > 0 ? count : 1) * sizeof *y);
+	*held = 0;
+	for (size_t k = 0; y != NULL && k < count; k++) {
+		int64_t local = ids[k] - d->first_row;
+		if (local >= 0 && local < d->l)
+			y[(*held)++] = d->y[local];
+	}
+	return y;
+}
+
+/* Allgatherv of this process's mine[0..len) of type t: every process gets all, in rank order. */
+static void *gather_everywhere(MPI_Comm comm, const void *mine, int len, MPI_Datatype t,
+	size_t elem, int *total)
+{
+	int size;
+	MPI_Comm_size(comm, &size);
+	int *lens = malloc((size_t)size * sizeof *lens);
+	int *displs = malloc((size_t)size * sizeof *displs);
+	void *all = NULL;
+	*total = 0;
+	int ok = lens != NULL && displs != NULL;
+	if (dist_agree(comm, ok, "ERROR: out of memory")) {
+		MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, comm);
+		int64_t sum = 0;
+		for (int p = 0; p < size; p++) {
+			displs[p] = (int)sum;
+			sum += lens[p];
+		}
+		all = sum <= INT_MAX ? malloc((size_t)(sum > 0 ? sum : 1) * elem) : NULL;
+		if (dist_agree(comm, all != NULL, "ERROR: out of memory (or over 2 GB of gathered rows)")) {
+			MPI_Allgatherv(mine, len, t, all, lens, displs, t, comm);
+			*total = (int)sum;
+		} else {
+			free(all);
+			all = NULL;
+		}
+	}
+	free(lens);
+	free(displs);
+	return all;
+}
+
+int dist_gather_rows(MPI_Comm comm, const struct dist_data *d, const int *ids, size_t count,
+	double bias, struct problem *out, struct feature_node **storage)
+{
+	memset(out, 0, sizeof *out);
+	*storage = NULL;
+	unsigned char *mine = NULL;
+	size_t len = 0;
+	int held = 0;
+	double *my_y = labels_held(d, ids, count, &held);
+	int ok = my_y != NULL && pack_drawn(d, ids, count, &mine, &len) == 0 && len <= INT_MAX;
+	if (!dist_agree(comm, ok, "ERROR: out of memory (or over 2 GB of rows on one process)")) {
+		free(my_y);
+		free(mine);
+		return -1;
+	}
+	int nr_bytes = 0, nr_y = 0;
+	unsigned char *bytes = gather_everywhere(comm, mine, (int)len, MPI_BYTE, 1, &nr_bytes);
+	double *y = bytes != NULL ? gather_everywhere(comm, my_y, held, MPI_DOUBLE, sizeof *y, &nr_y)
+		: NULL;
+	free(mine);
+	free(my_y);
+	if (y == NULL) {
+		free(bytes);
+		return -1;
+	}
+	struct drawn_source src = { 0 };
+	ok = source_build(&src, bytes, (size_t)nr_bytes) == 0 && src.count == (size_t)nr_y;
+	free(bytes);
+	size_t nodes = 0;
+	for (size_t k = 0; ok && k < src.count; k++)
+		for (const struct feature_node *f = src.row[k]; f->index != -1; f++)
+			nodes++;
+	struct feature_node *store = ok ? malloc((nodes + 2 * src.count + 1) * sizeof *store) : NULL;
+	struct feature_node **x = ok ? malloc((src.count > 0 ? src.count : 1) * sizeof *x) : NULL;
+	if (!dist_agree(comm, store != NULL && x != NULL, "ERROR: out of memory")) {
+		free(store);
+		free(x);
+		free(y);
+		source_free(&src);
+		return -1;
+	}
+	int n = d->max_index + (bias >= 0 ? 1 : 0);
+	size_t at = 0;
+	for (size_t k = 0; k < src.count; k++) {
+		x[k] = store + at;
+		for (const struct feature_node *f = src.row[k]; f->index != -1; f++)
+			store[at++] = *f;
+		if (bias >= 0)
+			store[at++] = (struct feature_node){ n, bias };
+		store[at++] = (struct feature_node){ -1, 0 };
+	}
+	source_free(&src);
+	*out = (struct problem){ .l = (int)count, .n = n, .y = y, .x = x, .bias = bias };
+	*storage = store;
+	return 0;
 }

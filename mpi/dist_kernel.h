@@ -37,4 +37,23 @@
 struct lik_map *dist_map_build(MPI_Comm comm, const struct dist_data *d,
 	const struct lik_map_params *params, const char *path, bool per_rank);
 
+/*
+ * Collective: when maps of params refuse negative values, the first one
+ * in the file (the lowest rank's) is reported in train -k's words with its
+ * line, and every process gets -1; else 0. dist_map_build checks this first.
+ */
+int dist_refuse_negative(MPI_Comm comm, const struct dist_data *d,
+	const struct lik_map_params *params, const char *path, bool per_rank);
+
+/*
+ * Collective: the rows ids[0..count) (ascending global row numbers, the
+ * same list on every process) of all processes, on every process, in
+ * that order, as a problem: its labels, its rows (each with the bias node
+ * (n, bias) when bias >= 0, n = d->max_index + 1, then the terminator)
+ * and l, n and bias. x, y and *storage are allocated: the caller frees
+ * all three. 0, or -1 on every process after one message.
+ */
+int dist_gather_rows(MPI_Comm comm, const struct dist_data *d, const int *ids, size_t count,
+	double bias, struct problem *out, struct feature_node **storage);
+
 #endif /* LIBLINEAR_IK_DIST_KERNEL_H */

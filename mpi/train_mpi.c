@@ -17,16 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "c_walk.h"
 #include "cli_number.h"
 #include "dist_data.h"
 #include "dist_kernel.h"
 #include "dist_newton.h"
-#include "folds.h"
+#include "dist_train.h"
+#include "dist_cv.h"
+#include "dist_ksearch.h"
+#include "train_mpi.h"
 #include "print.h"
 #include "ik_model.h"
 #include "ik_options.h"
@@ -58,10 +63,12 @@ static const char usage_text[] =
 	"-R : not regularize the bias; must with -B 1 to have the bias\n"
 	"-wi weight: weights adjust the parameter C of different classes\n"
 	"-v n: n-fold cross validation mode (train -v's folds, by global row number)\n"
-	"-C : find parameters (C for -s 0, 2 and C, p for -s 11), as train -C (not with -k yet)\n"
+	"-C : find parameters (C for -s 0, 2 and C, p for -s 11), as train -C; with -k, psi and C\n"
+	"     as train -C -k (its walks on all rows scored by the -s solver, not its dual)\n"
+	"-V 0|1, -W 0|1, -T seconds : with -C -k, as train's (every C; write the best model; budget)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
-	"-r : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
+	"-F : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
 	"     instead of its share of training_set_file\n"
 	"-b rows : rows per block, the unit of the fixed summation order (default 8192);\n"
 	"     the model is the same for any P and threads at the same -b\n"
@@ -70,20 +77,6 @@ static const char usage_text[] =
 	"-t T, -g psi, -r seed, -S 0-4, -a w, -d auto|cpu|gpu : the map's options, as train's\n"
 	"     (-S 2-4 gather their statistics over every process's rows, in train's order)\n";
 
-struct options {
-	struct parameter param;
-	double bias;
-	int quiet;
-	int threads;
-	int per_rank;
-	int block_rows;
-	int nr_fold;		/* -v n; 0: train */
-	int find_parameters;	/* -C */
-	int C_given, p_given;
-	const char *input_file;
-	char *model_file;
-	struct ik_options ik;
-};
 
 static int g_rank;
 
@@ -177,6 +170,7 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	o->param.regularize_bias = 1;
 	o->bias = -1;
 	o->block_rows = DEFAULT_BLOCK_ROWS;
+	o->search_budget = -1;
 	ik_options_default(&o->ik);
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -230,6 +224,20 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'b':
 			o->block_rows = int_value("-b", value, 1, INT_MAX);
 			break;
+		case 'V':
+			o->search_verbose = int_value("-V", value, 0, 1);
+			break;
+		case 'W':
+			o->search_write = int_value("-W", value, 0, 1);
+			break;
+		case 'T':
+			o->search_budget = real_value("-T", value);
+			if (!(o->search_budget >= 0)) {
+				if (g_rank == 0)
+					fprintf(stderr, "ERROR: -T needs seconds >= 0\n");
+				exit_with_help();
+			}
+			break;
 		case 'v':
 			o->nr_fold = int_value("-v", value, INT_MIN, INT_MAX);
 			if (o->nr_fold < 2) {
@@ -255,9 +263,10 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->find_parameters && o->nr_fold == 0)
 		o->nr_fold = 5;	/* train -C's default */
-	if (o->find_parameters && o->ik.kernel != IK_KERNEL_NONE) {
+	if ((o->search_verbose || o->search_write || o->search_budget >= 0)
+		&& !(o->find_parameters && o->ik.kernel != IK_KERNEL_NONE)) {
 		if (g_rank == 0)
-			fprintf(stderr, "ERROR: train-mpi does not take -C with -k yet (train -C -k does)\n");
+			fprintf(stderr, "ERROR: -V, -W and -T go with -C -k\n");
 		exit_all(1);
 	}
 	if (isinf(o->param.eps))
@@ -268,659 +277,6 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		fprintf(stderr, "ERROR: out of memory\n");
 		exit_all(1);
 	}
-}
-
-/* ---- classes, over all processes ---- */
-
-struct classes {
-	int nr_class;
-	int *label;		/* order of first appearance in global row order */
-	int64_t *count;		/* global rows per class */
-	int *row_class;		/* local row -> class */
-};
-
-static void classes_free(struct classes *c)
-{
-	free(c->label);
-	free(c->count);
-	free(c->row_class);
-	memset(c, 0, sizeof *c);
-}
-
-/* Where label sits in list[0..n), or -1. */
-static int find_label(const int *list, int n, int label)
-{
-	for (int k = 0; k < n; k++)
-		if (list[k] == label)
-			return k;
-	return -1;
-}
-
-/*
- * Labels as train groups them: (int) cast, order of first appearance over
- * the whole file, {-1, +1} swapped so that +1 comes first. Collective.
- */
-static int group_classes(MPI_Comm comm, const struct dist_data *d, const struct options *o,
-	struct classes *c)
-{
-	int size;
-	MPI_Comm_size(comm, &size);
-	memset(c, 0, sizeof *c);
-	char msg[512] = "";
-	int ok = 1, nr_local = 0;
-	int *local = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *local);
-	int *counts = malloc((size_t)size * sizeof *counts);
-	int *displs = malloc((size_t)size * sizeof *displs);
-	c->row_class = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *c->row_class);
-	if (!local || !counts || !displs || !c->row_class) {
-		snprintf(msg, sizeof msg, "ERROR: out of memory");
-		ok = 0;
-	}
-	for (int i = 0; ok && i < d->l; i++) {
-		double y = d->y[i];
-		if (!(y > (double)INT_MIN - 1.0 && y < (double)INT_MAX + 1.0)) {
-			char file[64] = "";
-			if (o->per_rank)
-				snprintf(file, sizeof file, ".%d", g_rank);
-			snprintf(msg, sizeof msg, "train-mpi: %s%s: label %g at line %lld is not a valid class label",
-				o->input_file, file, y, (long long)(d->first_line + i + 1));
-			ok = 0;
-			break;
-		}
-		if (find_label(local, nr_local, (int)y) < 0)
-			local[nr_local++] = (int)y;
-	}
-	if (!dist_agree(comm, ok, msg))
-		goto fail;
-	MPI_Allgather(&nr_local, 1, MPI_INT, counts, 1, MPI_INT, comm);
-	int64_t all = 0;
-	for (int p = 0; p < size; p++) {
-		displs[p] = (int)all;
-		all += counts[p];
-	}
-	int *gathered = all <= INT_MAX ? malloc((size_t)(all > 0 ? all : 1) * sizeof *gathered) : NULL;
-	c->label = malloc((size_t)(all > 0 ? all : 1) * sizeof *c->label);
-	if (!dist_agree(comm, gathered && c->label, "ERROR: out of memory")) {
-		free(gathered);
-		goto fail;
-	}
-	MPI_Allgatherv(local, nr_local, MPI_INT, gathered, counts, displs, MPI_INT, comm);
-	for (int64_t k = 0; k < all; k++)
-		if (find_label(c->label, c->nr_class, gathered[k]) < 0)
-			c->label[c->nr_class++] = gathered[k];
-	free(gathered);
-	if (c->nr_class == 2 && c->label[0] == -1 && c->label[1] == 1) {
-		c->label[0] = 1;
-		c->label[1] = -1;
-	}
-	int64_t *local_count = calloc((size_t)c->nr_class, sizeof *local_count);
-	c->count = malloc((size_t)c->nr_class * sizeof *c->count);
-	if (!dist_agree(comm, local_count && c->count, "ERROR: out of memory")) {
-		free(local_count);
-		goto fail;
-	}
-	for (int i = 0; i < d->l; i++) {
-		c->row_class[i] = find_label(c->label, c->nr_class, (int)d->y[i]);
-		local_count[c->row_class[i]]++;
-	}
-	/* integer sums: exact in any order */
-	MPI_Allreduce(local_count, c->count, c->nr_class, MPI_INT64_T, MPI_SUM, comm);
-	free(local_count);
-	free(local);
-	free(counts);
-	free(displs);
-	return 0;
-fail:
-	free(local);
-	free(counts);
-	free(displs);
-	classes_free(c);
-	return -1;
-}
-
-/* ---- training ---- */
-
-struct job {
-	MPI_Comm comm;
-	const struct dist_data *d;
-	const struct dist_rows *rows;
-	const struct parameter *param;
-};
-
-/* The stopping tolerance of -s 0 and 2: relative to the smaller side, as train's. */
-static double balanced_eps(double eps, int64_t pos, int64_t total)
-{
-	int64_t smaller = pos < total - pos ? pos : total - pos;
-	return eps * (double)(smaller > 1 ? smaller : 1) / (double)total;
-}
-
-/* One problem: y[] +1/-1 (or targets) and C[] per local row; w in, solution out. */
-static int solve(const struct job *j, const double *y, const double *C, double eps, double *w)
-{
-	int s = j->param->solver_type;
-	enum l2r_loss loss = s == L2R_LR ? L2R_LOSS_LR : s == L2R_L2LOSS_SVC ? L2R_LOSS_L2SVC
-		: L2R_LOSS_L2SVR;
-	int status = dist_solve_l2r_primal(j->rows, y, C, loss, j->param->p,
-		j->param->regularize_bias, eps, w);
-	if (status == SOLVER_NOMEM) {
-		if (g_rank == 0)
-			fprintf(stderr, "ERROR: out of memory in train\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* C of each class: C times every -wi weight for its label (train's rule and warning). */
-static double class_cost(const struct parameter *param, int label)
-{
-	double cost = param->C;
-	for (int i = 0; i < param->nr_weight; i++)
-		if (param->weight_label[i] == label)
-			cost *= param->weight[i];
-	return cost;
-}
-
-/*
- * One model on every process alike. c: the classes (NULL for -s 11).
- * held_out (NULL: none): local rows left out (cross-validation), given
- * cost 0, which takes them out of every sum exactly (their loss, gradient
- * and Hessian terms are zeros the solver skips); counts of the training
- * rows come with held_count (per class, then the total; NULL: none).
- * init (NULL: zeros): the start point, a feature-major w of this model's
- * shape (-C starts each fold at its model of the previous C).
- */
-static struct model *train_distributed(const struct job *j, const struct options *o,
-	const struct classes *c, const unsigned char *held_out, const int64_t *held_count,
-	const double *init)
-{
-	const struct dist_data *d = j->d;
-	const struct parameter *param = j->param;
-	struct model *m = calloc(1, sizeof *m);
-	double *y = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *y);
-	double *C = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *C);
-	double *wk = NULL;
-	if (!dist_agree(j->comm, m && y && C, "ERROR: out of memory"))
-		goto fail;
-	m->param = *param;
-	m->param.weight_label = NULL;	/* the model does not own the options' arrays */
-	m->param.weight = NULL;
-	m->param.nr_weight = 0;
-	m->bias = o->bias;
-	m->nr_feature = j->rows->X->n - (o->bias >= 0 ? 1 : 0);
-	if (c == NULL) {
-		m->nr_class = 2;
-		size_t w_size = model_w_size(m);
-		m->w = calloc(w_size > 0 ? w_size : 1, sizeof *m->w);
-		if (!dist_agree(j->comm, m->w != NULL, "ERROR: out of memory"))
-			goto fail;
-		if (init != NULL)
-			memcpy(m->w, init, w_size * sizeof *m->w);
-		for (int i = 0; i < d->l; i++) {
-			y[i] = d->y[i];
-			C[i] = held_out && held_out[i] ? 0 : param->C;
-		}
-		if (solve(j, y, C, param->eps, m->w) != 0)
-			goto fail;
-		goto done;
-	}
-	m->nr_class = c->nr_class;
-	m->label = malloc((size_t)c->nr_class * sizeof *m->label);
-	size_t w_size = model_w_size(m);
-	int nr_w = model_nr_w(m);
-	m->w = calloc(w_size * (size_t)nr_w > 0 ? w_size * (size_t)nr_w : 1, sizeof *m->w);
-	wk = malloc((w_size > 0 ? w_size : 1) * sizeof *wk);
-	if (!dist_agree(j->comm, m->label && m->w && wk, "ERROR: out of memory"))
-		goto fail;
-	memcpy(m->label, c->label, (size_t)c->nr_class * sizeof *m->label);
-	int problems = c->nr_class == 2 ? 1 : c->nr_class;
-	int64_t total = d->total_rows - (held_count ? held_count[c->nr_class] : 0);
-	for (int k = 0; k < problems; k++) {
-		/* two classes: label[0] against label[1]; more: class k against the rest (Cn = C) */
-		double Cp = class_cost(param, c->label[k]);
-		double Cn = c->nr_class == 2 ? class_cost(param, c->label[1]) : param->C;
-		for (int i = 0; i < d->l; i++) {
-			y[i] = c->row_class[i] == k ? +1 : -1;
-			C[i] = held_out && held_out[i] ? 0 : y[i] > 0 ? Cp : Cn;
-		}
-		for (size_t f = 0; f < w_size; f++)
-			wk[f] = init != NULL ? init[f * (size_t)nr_w + (size_t)k] : 0;
-		int64_t pos = c->count[k] - (held_count ? held_count[k] : 0);
-		if (solve(j, y, C, balanced_eps(param->eps, pos, total), wk) != 0)
-			goto fail;
-		for (size_t f = 0; f < w_size; f++)
-			m->w[f * (size_t)nr_w + (size_t)k] = wk[f];
-	}
-done:
-	free(wk);
-	free(y);
-	free(C);
-	return m;
-fail:
-	free(wk);
-	free(y);
-	free(C);
-	if (m)
-		free_and_destroy_model(&m);
-	return NULL;
-}
-
-/* The classes of -s 0 and 2 (and train's warning for a -wi label that is not there). */
-static int classes_of(const struct job *j, const struct options *o, struct classes *c)
-{
-	memset(c, 0, sizeof *c);
-	if (j->param->solver_type == L2R_L2LOSS_SVR)
-		return 0;
-	if (group_classes(j->comm, j->d, o, c) != 0)
-		return -1;
-	for (int i = 0; g_rank == 0 && i < j->param->nr_weight; i++)
-		if (find_label(c->label, c->nr_class, j->param->weight_label[i]) < 0)
-			fprintf(stderr, "WARNING: class label %d specified in weight is not found\n",
-				j->param->weight_label[i]);
-	return 0;
-}
-
-/* ---- -v: cross-validation ---- */
-
-/*
- * train -v's folds (folds.h: a shuffle of the row numbers 0..L-1 with the
- * default seed, fold k a run of it), over global row numbers: the same
- * folds on every process and for any number of processes. fold[i] for
- * local row i. Needs L ints on every process for the shuffle.
- */
-static int *local_folds(const struct dist_data *d, int nr_fold, int *used_folds)
-{
-	if (d->total_rows > INT_MAX)
-		return NULL;
-	struct folds f;
-	if (folds_make((int)d->total_rows, nr_fold, &f) != 0)
-		return NULL;
-	int *fold = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *fold);
-	if (fold != NULL)
-		for (int k = 0; k < f.nr_fold; k++)
-			for (int p = f.start[k]; p < f.start[k + 1]; p++) {
-				int64_t local = f.perm[p] - d->first_row;
-				if (local >= 0 && local < d->l)
-					fold[local] = k;
-			}
-	*used_folds = f.nr_fold;
-	folds_free(&f);
-	return fold;
-}
-
-/*
- * Every fold's model (trained on the other folds, all processes together)
- * predicts this process's rows of the fold; then rank 0 prints train -v's
- * lines. Sums of the regression's measures are taken per block and
- * combined in block order, like the solver's; the accuracy is a count.
- */
-static int cross_validate(const struct job *j, const struct options *o, const struct classes *c,
-	int nr_fold)
-{
-	const struct dist_data *d = j->d;
-	int folds = 0, ok, rc = -1;
-	int *fold = local_folds(d, nr_fold, &folds);
-	size_t slots = c && c->nr_class > 2 ? (size_t)c->nr_class : 2;
-	double *target = malloc((size_t)(d->l > 0 ? d->l : 1) * sizeof *target);
-	double *dec = malloc(slots * sizeof *dec);
-	unsigned char *held = malloc((size_t)(d->l > 0 ? d->l : 1));
-	size_t counts = c ? (size_t)c->nr_class + 1 : 1;
-	int64_t *mine = calloc(counts, sizeof *mine), *all = malloc(counts * sizeof *all);
-	ok = fold && target && dec && held && mine && all;
-	if (!dist_agree(j->comm, ok, "ERROR: out of memory in cross validation"))
-		goto done;
-	for (int k = 0; k < folds; k++) {
-		memset(mine, 0, counts * sizeof *mine);
-		for (int i = 0; i < d->l; i++) {
-			held[i] = fold[i] == k;
-			if (c && held[i])
-				mine[c->row_class[i]]++;
-			mine[counts - 1] += held[i];
-		}
-		MPI_Allreduce(mine, all, (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
-		struct model *m = train_distributed(j, o, c, held, all, NULL);
-		if (m == NULL)
-			goto done;
-		for (int i = 0; i < d->l; i++)
-			if (held[i])
-				target[i] = predict_values_row(m, j->rows->X, i, dec);
-		free_and_destroy_model(&m);
-	}
-	if (c != NULL) {
-		int64_t correct = 0, total_correct = 0;
-		for (int i = 0; i < d->l; i++)
-			correct += target[i] == d->y[i];
-		MPI_Allreduce(&correct, &total_correct, 1, MPI_INT64_T, MPI_SUM, j->comm);
-		if (g_rank == 0)
-			printf("Cross Validation Accuracy = %g%%\n",
-				100.0 * (double)total_correct / (double)d->total_rows);
-	} else {
-		/* per block: squared error, v, y, v v, y y, v y */
-		enum { SUMS = 6 };
-		double *part = calloc((size_t)(j->rows->nr_blocks > 0 ? j->rows->nr_blocks : 1) * SUMS,
-			sizeof *part);
-		if (!dist_agree(j->comm, part != NULL, "ERROR: out of memory in cross validation"))
-			goto done;
-		for (int b = 0; b < j->rows->nr_blocks; b++) {
-			double *s = part + (size_t)b * SUMS;
-			for (int i = j->rows->block_begin[b]; i < j->rows->block_begin[b + 1]; i++) {
-				double v = target[i], yi = d->y[i];
-				s[0] += (v - yi) * (v - yi);
-				s[1] += v;
-				s[2] += yi;
-				s[3] += v * v;
-				s[4] += yi * yi;
-				s[5] += v * yi;
-			}
-		}
-		double sum[SUMS];
-		dist_combine(j->rows, part, SUMS, SUMS, sum);
-		free(part);
-		double l = (double)d->total_rows;
-		double num = l * sum[5] - sum[1] * sum[2];
-		if (g_rank == 0) {
-			printf("Cross Validation Mean squared error = %g\n", sum[0] / l);
-			printf("Cross Validation Squared correlation coefficient = %g\n",
-				num * num / ((l * sum[3] - sum[1] * sum[1]) * (l * sum[4] - sum[2] * sum[2])));
-		}
-	}
-	rc = 0;
-done:
-	free(fold);
-	free(target);
-	free(dec);
-	free(held);
-	free(mine);
-	free(all);
-	return rc;
-}
-
-/* ---- -C: the warm-started search of C (and p for -s 11), as train -C ---- */
-
-/* Upstream's limits of the walks (liblinear/find_parameters.c). */
-#define MAX_C_CLASSIFICATION 1024.0
-#define MAX_C_REGRESSION 1048576.0
-#define UNCHANGED_STEPS_TO_STOP 5
-
-struct search {
-	const struct job *j;
-	const struct options *o;
-	const struct classes *c;
-	struct parameter param;		/* the options', with C and p varied */
-	struct job fold_job;		/* j with param */
-	int nr_fold;
-	int *fold;			/* local row -> fold */
-	unsigned char **held;		/* per fold: local rows left out */
-	int64_t **held_count;		/* per fold: left-out rows per class, then all */
-	double **w;			/* per fold: its last model's w (NULL: zeros) */
-	double *target;
-	double *dec;
-};
-
-static void search_free(struct search *s)
-{
-	for (int k = 0; k < s->nr_fold; k++) {
-		if (s->held)
-			free(s->held[k]);
-		if (s->held_count)
-			free(s->held_count[k]);
-		if (s->w)
-			free(s->w[k]);
-	}
-	free(s->held);
-	free(s->held_count);
-	free(s->w);
-	free(s->fold);
-	free(s->target);
-	free(s->dec);
-}
-
-static int search_init(struct search *s, const struct job *j, const struct options *o,
-	const struct classes *c)
-{
-	memset(s, 0, sizeof *s);
-	s->j = j;
-	s->o = o;
-	s->c = c;
-	s->param = *j->param;
-	s->fold_job = *j;
-	s->fold_job.param = &s->param;
-	const struct dist_data *d = j->d;
-	s->fold = local_folds(d, o->nr_fold, &s->nr_fold);
-	size_t nf = s->fold ? (size_t)s->nr_fold : 0, l = (size_t)(d->l > 0 ? d->l : 1);
-	size_t counts = c ? (size_t)c->nr_class + 1 : 1;
-	s->held = calloc(nf > 0 ? nf : 1, sizeof *s->held);
-	s->held_count = calloc(nf > 0 ? nf : 1, sizeof *s->held_count);
-	s->w = calloc(nf > 0 ? nf : 1, sizeof *s->w);
-	s->target = malloc(l * sizeof *s->target);
-	s->dec = malloc((c && c->nr_class > 2 ? (size_t)c->nr_class : 2) * sizeof *s->dec);
-	int ok = s->fold && s->held && s->held_count && s->w && s->target && s->dec;
-	int64_t *mine = calloc(counts, sizeof *mine);
-	ok = ok && mine;
-	for (size_t k = 0; ok && k < nf; k++) {
-		s->held[k] = malloc(l);
-		s->held_count[k] = malloc(counts * sizeof *s->held_count[k]);
-		ok = s->held[k] && s->held_count[k];
-	}
-	if (!dist_agree(j->comm, ok, "ERROR: out of memory in parameter search")) {
-		free(mine);
-		search_free(s);
-		return -1;
-	}
-	for (size_t k = 0; k < nf; k++) {
-		memset(mine, 0, counts * sizeof *mine);
-		for (int i = 0; i < d->l; i++) {
-			s->held[k][i] = s->fold[i] == (int)k;
-			if (c && s->held[k][i])
-				mine[c->row_class[i]]++;
-			mine[counts - 1] += s->held[k][i];
-		}
-		MPI_Allreduce(mine, s->held_count[k], (int)counts, MPI_INT64_T, MPI_SUM, j->comm);
-	}
-	free(mine);
-	return 0;
-}
-
-/*
- * The block-order total of f(row) over every process's rows: a
- * deterministic double sum (per block in row order, blocks in order).
- */
-static double sum_over_rows(const struct job *j, double (*f)(const struct search *, int, double),
-	const struct search *s, double arg)
-{
-	const struct dist_rows *rows = j->rows;
-	double *part = malloc((size_t)(rows->nr_blocks > 0 ? rows->nr_blocks : 1) * sizeof *part);
-	if (!dist_agree(j->comm, part != NULL, "ERROR: out of memory in parameter search"))
-		return NAN;
-	for (int b = 0; b < rows->nr_blocks; b++) {
-		double sum = 0;
-		for (int i = rows->block_begin[b]; i < rows->block_begin[b + 1]; i++)
-			sum += f(s, i, arg);
-		part[b] = sum;
-	}
-	double total = 0;
-	dist_combine(rows, part, 1, 1, &total);
-	free(part);
-	return total;
-}
-
-static double squared_error(const struct search *s, int i, double unused)
-{
-	(void)unused;
-	double e = s->target[i] - s->j->d->y[i];
-	return e * e;
-}
-
-/* CV at (C, p): the score (accuracy as a fraction, or MSE); *unchanged: no fold model moved. */
-static int evaluate(struct search *s, double C, double p, double *score, bool *unchanged)
-{
-	s->param.C = C;
-	s->param.p = p;
-	const struct dist_data *d = s->j->d;
-	bool was_muted = info_mute(true);	/* fold models train silently, as train -C's */
-	double step = 0;
-	int rc = 0;
-	for (int k = 0; k < s->nr_fold; k++) {
-		struct model *m = train_distributed(&s->fold_job, s->o, s->c, s->held[k],
-			s->held_count[k], s->w[k]);
-		if (m == NULL) {
-			rc = -1;
-			break;
-		}
-		for (int i = 0; i < d->l; i++)
-			if (s->held[k][i])
-				s->target[i] = predict_values_row(m, s->j->rows->X, i, s->dec);
-		/* w is the same on every process: so is this sum, taken in fold order */
-		size_t size = model_w_size(m) * (size_t)model_nr_w(m);
-		double fold_step = 0;
-		for (size_t f = 0; f < size; f++) {
-			double diff = m->w[f] - (s->w[k] != NULL ? s->w[k][f] : 0);
-			fold_step += diff * diff;
-		}
-		step += fold_step;
-		free(s->w[k]);
-		s->w[k] = m->w;		/* the fold's next start point */
-		m->w = NULL;
-		free_and_destroy_model(&m);
-	}
-	info_mute(was_muted);
-	if (rc != 0)
-		return -1;
-	if (s->c != NULL) {
-		int64_t correct = 0, all = 0;
-		for (int i = 0; i < d->l; i++)
-			correct += s->target[i] == d->y[i];
-		MPI_Allreduce(&correct, &all, 1, MPI_INT64_T, MPI_SUM, s->j->comm);
-		*score = (double)all / (double)d->total_rows;
-	} else {
-		double sum = sum_over_rows(s->j, squared_error, s, 0);
-		if (isnan(sum))
-			return -1;
-		*score = sum / (double)d->total_rows;
-	}
-	*unchanged = sqrt(step) <= 1e-15;
-	return 0;
-}
-
-struct best {
-	double C, p, score;
-};
-
-/* C, 2C, 4C, ... up to max_C, each fold warm-started from its model at the previous C. */
-static int walk_c(struct search *s, double C, double max_C, double p, struct best *best)
-{
-	for (int k = 0; k < s->nr_fold; k++) {
-		free(s->w[k]);
-		s->w[k] = NULL;
-	}
-	int unchanged_steps = 0;
-	while (C <= max_C) {
-		double score;
-		bool unchanged;
-		if (evaluate(s, C, p, &score, &unchanged) != 0)
-			return -1;
-		if (s->c == NULL) {
-			info("log2c=%7.2f\tp=%7.2f\tMean squared error=%g\n", log2(C), p, score);
-			if (score < best->score)
-				*best = (struct best){ C, p, score };
-		} else {
-			info("log2c=%7.2f\trate=%g\n", log2(C), 100.0 * score);
-			if (score > best->score)
-				*best = (struct best){ C, -1, score };
-		}
-		unchanged_steps = unchanged ? unchanged_steps + 1 : 0;
-		if (unchanged_steps >= UNCHANGED_STEPS_TO_STOP)
-			break;
-		C *= 2;
-	}
-	if (C > max_C)
-		info("WARNING: maximum C reached.\n");
-	return 0;
-}
-
-static double first_C(double C_min, double start_C, double max_C)
-{
-	double C = start_C > 0 ? start_C : pow(2, floor(log2(C_min)));
-	if (!(C > 0))
-		C = 1;
-	return C < max_C ? C : max_C;
-}
-
-/* max ||x_i||^2 over every process's rows: an exact maximum. */
-static double max_row_sqnorm(const struct job *j)
-{
-	double mine = 0, all = 0;
-	for (int i = 0; i < j->rows->X->l; i++) {
-		double q = rows_sqnorm(j->rows->X, i);
-		if (q > mine)
-			mine = q;
-	}
-	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, j->comm);
-	return all;
-}
-
-static double loss_at_zero(const struct search *s, int i, double p)
-{
-	double a = fabs(s->j->d->y[i]), e = a > p ? a - p : 0;
-	return e * e;
-}
-
-static double abs_y(const struct search *s, int i, double unused)
-{
-	(void)unused;
-	return fabs(s->j->d->y[i]);
-}
-
-static int search_C_and_p(struct search *s, double start_C, double start_p, struct best *best)
-{
-	const struct dist_data *d = s->j->d;
-	double mine = 0, max_abs_y = 0;
-	for (int i = 0; i < d->l; i++)
-		if (fabs(d->y[i]) > mine)
-			mine = fabs(d->y[i]);
-	MPI_Allreduce(&mine, &max_abs_y, 1, MPI_DOUBLE, MPI_MAX, s->j->comm);
-	double p_step = max_abs_y / 20, max_sqnorm = max_row_sqnorm(s->j);
-	double sum_abs_y = sum_over_rows(s->j, abs_y, s, 0);
-	int i = 19;
-	if (start_p > 0)
-		while (i > 0 && i * p_step > start_p)
-			i--;
-	for (; i >= 0; i--) {
-		double p = i * p_step;
-		double C_min = sum_over_rows(s->j, loss_at_zero, s, p)
-			/ (800 * max_sqnorm * sum_abs_y * sum_abs_y);
-		if (walk_c(s, first_C(C_min, start_C, MAX_C_REGRESSION), MAX_C_REGRESSION, p, best) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int find_parameters_dist(const struct job *j, const struct options *o,
-	const struct classes *c)
-{
-	if (g_rank == 0)
-		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	struct search s;
-	if (search_init(&s, j, o, c) != 0)
-		return -1;
-	double start_C = o->C_given ? o->param.C : -1, start_p = o->p_given ? o->param.p : -1;
-	struct best best = { NAN, NAN, c == NULL ? INFINITY : -1 };
-	int rc;
-	if (c == NULL) {
-		rc = search_C_and_p(&s, start_C, start_p, &best);
-	} else {
-		double scale = j->param->solver_type == L2R_LR ? 1 : 2;
-		double C_min = 1 / (scale * (double)j->d->total_rows * max_row_sqnorm(j));
-		rc = walk_c(&s, first_C(C_min, start_C, MAX_C_CLASSIFICATION), MAX_C_CLASSIFICATION,
-			j->param->p, &best);
-	}
-	search_free(&s);
-	if (rc != 0)
-		return -1;
-	if (g_rank == 0 && c == NULL)
-		printf("Best C = %g Best p = %g  CV MSE = %g\n", best.C, best.p, best.score);
-	else if (g_rank == 0)
-		printf("Best C = %g  CV accuracy = %g%%\n", best.C, 100.0 * best.score);
-	return 0;
 }
 
 /*
@@ -955,7 +311,8 @@ static int kernel_options(MPI_Comm comm, const struct options *o, struct lik_map
 	if (lik_map_params_check(kernel, &err) != 0) {
 		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
 		ok = 0;
-	} else if (g_rank == 0 && o->nr_fold == 0 && ik_model_check_outputs(o->model_file, &err) != 0) {
+	} else if (g_rank == 0 && (o->find_parameters ? o->search_write : o->nr_fold == 0)
+		&& ik_model_check_outputs(o->model_file, &err) != 0) {
 		/* MODEL and MODEL.ik must be files we may replace: refused before any work */
 		snprintf(msg, sizeof msg, "ERROR: %s", err.message);
 		ok = 0;
@@ -982,8 +339,26 @@ static int save_on_rank_0(const struct model *m, const struct lik_map *map, cons
 }
 
 /*
+ * Where a run's wall time goes, for TRAIN_MPI_STATS: the moments main()
+ * passed each phase (seconds of CLOCK_MONOTONIC; the same clock on every
+ * process of one machine).
+ */
+enum phase { PHASE_START, PHASE_INIT, PHASE_READ, PHASE_MAP, PHASE_TRAIN, PHASE_END, PHASES };
+static double g_phase_at[PHASES];
+
+static void mark_phase(enum phase p)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	g_phase_at[p] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/*
  * TRAIN_MPI_STATS=1 in the environment: rank 0 prints each process's
- * bytes sent in combining sums, and the number of sums, to stderr.
+ * bytes sent in combining sums, the number of sums, and the seconds of
+ * each phase (MPI_Init, reading, the map, training (with -v and -C: the
+ * folds' training; with -C -k its whole search, maps too), the end) to
+ * stderr.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
@@ -992,26 +367,42 @@ static void print_stats_if_asked(MPI_Comm comm)
 		return;
 	int size;
 	MPI_Comm_size(comm, &size);
+	mark_phase(PHASE_END);
 	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
+	double took[PHASES - 1];
+	for (int p = 0; p + 1 < PHASES; p++)
+		took[p] = g_phase_at[p + 1] - g_phase_at[p];
 	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
-	int ok = g_rank != 0 || all != NULL;
-	if (!dist_agree(comm, ok, "train-mpi: out of memory for TRAIN_MPI_STATS"))
+	double *times = g_rank == 0 ? malloc((size_t)size * sizeof took) : NULL;
+	int ok = g_rank != 0 || (all != NULL && times != NULL);
+	if (!dist_agree(comm, ok, "train-mpi: out of memory for TRAIN_MPI_STATS")) {
+		free(all);
+		free(times);
 		return;
+	}
 	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
-	for (int r = 0; g_rank == 0 && r < size; r++)
+	MPI_Gather(took, PHASES - 1, MPI_DOUBLE, times, PHASES - 1, MPI_DOUBLE, 0, comm);
+	for (int r = 0; g_rank == 0 && r < size; r++) {
+		const double *t = times + (size_t)r * (PHASES - 1);
 		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
 			all[2 * r + 1]);
+		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f, reading %.3f, map %.3f,"
+			" training %.3f, saving %.3f\n", r, t[0], t[1], t[2], t[3], t[4]);
+	}
 	free(all);
+	free(times);
 }
 
 int main(int argc, char **argv)
 {
+	mark_phase(PHASE_START);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
 	}
 	MPI_Comm comm = MPI_COMM_WORLD;
 	MPI_Comm_rank(comm, &g_rank);
+	mark_phase(PHASE_INIT);
 	struct options o;
 	parse_quietly_unless_rank_0(argc, argv, &o);
 	if (o.quiet || g_rank != 0) {
@@ -1030,6 +421,7 @@ int main(int argc, char **argv)
 	struct dist_data d;
 	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias, &d) != 0)
 		exit_all(1);
+	mark_phase(PHASE_READ);
 	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
 		.n = d.n + (kernel && o.bias >= 0 ? 1 : 0), .bias = o.bias };
 	const char *error = check_parameter(&checked, &o.param);
@@ -1044,12 +436,33 @@ int main(int argc, char **argv)
 	for (int k = 0; k <= d.nr_blocks; k++)
 		block_begin[k] = dist_block_begin(&d, k);
 	struct row_set X = rows_sparse(d.l, d.n, d.x);
+	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
+	struct job j = { comm, &d, &rows, &o.param };
+	struct classes c;
+	if (classes_of(&j, &o, &c) != 0)
+		exit_all(1);
+	const struct classes *classes = o.param.solver_type == L2R_L2LOSS_SVR ? NULL : &c;
+	/* -C -k: the search chooses psi and C (and with -W 1 the model is trained at them) */
+	int ok = 1, writes = !o.find_parameters && o.nr_fold == 0;
 	struct lik_map *map = NULL;
 	void *cells = NULL;
-	if (kernel) {
+	if (kernel && o.find_parameters) {
+		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
+		int psi;
+		double C, p;
+		ok = ksearch_run(&j, &o, classes, &kernel_params, o.search_write, &psi, &C, &p, &map) == 0;
+		writes = ok && o.search_write;
+		if (writes) {
+			o.param.C = C;
+			if (classes == NULL)
+				o.param.p = p;
+		}
+	} else if (kernel) {
 		map = dist_map_build(comm, &d, &kernel_params, o.input_file, o.per_rank);
 		if (map == NULL)
 			exit_all(1);
+	}
+	if (map != NULL && (writes || !o.find_parameters)) {
 		/* each process maps its own rows, on its threads (and GPU, -d) */
 		struct lik_error err;
 		cells = lik_map_row_set(map->map, d.x, (size_t)d.l, o.bias, kernel_params.device,
@@ -1060,24 +473,24 @@ int main(int argc, char **argv)
 		if (!dist_agree(comm, cells != NULL, msg))
 			exit_all(1);
 	}
-	struct dist_rows rows = { comm, &X, d.nr_blocks, block_begin, d.first_block_of_rank };
-	struct job j = { comm, &d, &rows, &o.param };
-	struct classes c;
-	if (classes_of(&j, &o, &c) != 0)
-		exit_all(1);
-	const struct classes *classes = o.param.solver_type == L2R_L2LOSS_SVR ? NULL : &c;
+	if (g_phase_at[PHASE_MAP] == 0)
+		mark_phase(PHASE_MAP);
 	struct model *m = NULL;
-	int ok;
-	if (o.find_parameters) {
+	if (o.find_parameters && !kernel) {
 		ok = find_parameters_dist(&j, &o, classes) == 0;
-	} else if (o.nr_fold > 0) {
+	} else if (o.nr_fold > 0 && !o.find_parameters) {
 		ok = cross_validate(&j, &o, classes, o.nr_fold) == 0;
-	} else {
+	} else if (ok && writes) {
 		m = train_distributed(&j, &o, classes, NULL, NULL, NULL);
 		ok = m != NULL;
+		mark_phase(PHASE_TRAIN);
 		if (ok && g_rank == 0 && save_on_rank_0(m, map, o.model_file) != 0)
 			ok = 0;
+		if (ok && g_rank == 0 && o.find_parameters)
+			printf("written: %s\n", o.model_file);
 	}
+	if (g_phase_at[PHASE_TRAIN] == 0)
+		mark_phase(PHASE_TRAIN);	/* -v and -C: their folds' training */
 	classes_free(&c);
 	print_stats_if_asked(comm);
 	/* every process exits with rank 0's verdict on the model file */

@@ -25,6 +25,11 @@
 #    fold), for any number of processes, with and without -k;
 #  - -C prints what train -C prints (each C's rate and the best) on a
 #    small set, for 1 and 3 processes; for -s 11 the same best C and p;
+#  - -C -k runs train -C -k's search: the same lines for 1 to 4 processes;
+#    its subsample stage and plain baseline identical to train's, its choice
+#    of psi and C train's (the all-row walks' scores within a few rows: the
+#    primal solver here, the dual there); -W 1's MODEL.ik train's; -s 11's
+#    lines all train's; a negative value named by its global line;
 #  - a process killed during training leaves no model file (nor temporary).
 # Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
 set -u
@@ -234,6 +239,84 @@ if xz -dc "$DATA/australian/australian.all.xz" >aus 2>/dev/null; then
 else
 	echo "mpi tests: australian not found: the -C and line-end checks are SKIPPED (not counted)"
 fi
+
+# -C -k: train -C -k's search of psi and C. Stage 1 runs on the subsample train draws (the
+# same rows, gathered), so its lines are train's; the walks on all rows score each C with
+# the distributed primal solver where train uses the dual one, so there the choice must be
+# train's and the score within a few rows. Timings ("(R rows, S s)") are cut from lines.
+no_seconds() {	# no_seconds FILE: its lines without the seconds, the "written:" line and
+	# the "best model:" line (train's and train-mpi's commands differ)
+	sed -e 's/, [0-9.]* s)$/)/' -e '/^written: /d' -e '/^best model: /d' -e '/^Solver not specified/d' "$1"
+}
+best_close() {	# best_close A B POINTS: the "Best psi = " lines of A and B name the same psi
+	# and C, and their CV accuracies differ by at most POINTS
+	paste <(grep '^Best psi = ' "$1") <(grep '^Best psi = ' "$2") | awk -F'\t' -v pts="$3" '
+		{ n = split($1, a, " "); split($2, b, " "); seen = 1
+		  # "Best psi = P  Best C = C  CV accuracy = A%"
+		  sub("%", "", a[n]); sub("%", "", b[n])
+		  if (a[4] != b[4] || a[8] != b[8] || a[n] - b[n] > pts || b[n] - a[n] > pts) exit 1 }
+		END { if (!seen) exit 1 }'
+}
+"$TRAIN" -C -k iforest -t 20 a9a a9a.ck.train >a9a.ck.train.out 2>/dev/null
+ok=0
+for n in 1 2 3 4; do
+	mpi "$n" -m 1 -C -k iforest -t 20 a9a a9a.ck.model >a9a.ck.n$n 2>/dev/null || ok=1
+	cmp -s <(no_seconds a9a.ck.n1) <(no_seconds a9a.ck.n$n) || ok=1
+done
+[ ! -e a9a.ck.model ] || ok=1
+check "a9a -C -k iforest: every line identical for 1, 2, 3 and 4 processes, no model written" $ok
+ok=0
+[ "$(grep -c '(4000 rows)' <(no_seconds a9a.ck.n1))" -ge 5 ] || ok=1
+cmp -s <(no_seconds a9a.ck.n1 | grep -e '(4000 rows)' -e '^plain linear') \
+	<(no_seconds a9a.ck.train.out | grep -e '(4000 rows)' -e '^plain linear') || ok=1
+check "a9a -C -k iforest: the 4000-row stage and the plain baseline identical to train -C -k's" $ok
+best_close a9a.ck.n1 a9a.ck.train.out 0.1
+check "a9a -C -k iforest: train -C -k's psi and C, its CV accuracy within 0.1 points" $?
+
+if [ -s aus ]; then
+	# psi given (-g): one walk on all rows and the plain baseline on all rows; -W 1 writes
+	mkdir -p ckw/n1 ckw/n3 ckw/train
+	"$TRAIN" -C -k anne -t 20 -g 16 -W 1 aus ckw/train/m >ckw/train.out 2>/dev/null
+	ok=0
+	for n in 1 3; do
+		mpi "$n" -m 1 -b 200 -C -k anne -t 20 -g 16 -W 1 aus "ckw/n$n/m" >"ckw/n$n.out" 2>/dev/null || ok=1
+	done
+	cmp -s <(no_seconds ckw/n1.out) <(no_seconds ckw/n3.out) && cmp -s ckw/n1/m ckw/n3/m \
+		&& cmp -s ckw/n1/m.ik ckw/n3/m.ik || ok=1
+	grep -q '^written: ckw/n1/m$' ckw/n1.out || ok=1
+	check "australian -C -k -g 16 -W 1: lines, MODEL and MODEL.ik identical for 1 and 3 processes" $ok
+	ok=0
+	best_close ckw/n1.out ckw/train.out 0.3 || ok=1
+	cmp -s <(grep '^plain linear' ckw/n1.out) <(grep '^plain linear' ckw/train.out) || ok=1
+	cmp -s ckw/n1/m.ik ckw/train/m.ik && w_close ckw/n1/m ckw/train/m || ok=1
+	check "australian -C -k -g 16 -W 1: train's C, baseline line, MODEL.ik and optimum" $ok
+
+	# fewer rows than the subsample: stage 1 walks on all rows, every process together
+	"$TRAIN" -C -k anne -t 20 aus >aus.ck.train 2>/dev/null
+	ok=0
+	for n in 1 3; do
+		mpi "$n" -m 1 -b 200 -C -k anne -t 20 aus >aus.ck.n$n 2>/dev/null || ok=1
+	done
+	cmp -s <(no_seconds aus.ck.n1) <(no_seconds aus.ck.n3) || ok=1
+	[ "$(grep -c '(690 rows)' <(no_seconds aus.ck.n1))" -ge 5 ] || ok=1
+	best_close aus.ck.n1 aus.ck.train 0.3 || ok=1
+	check "australian -C -k (690 rows, no subsample): identical for 1 and 3 processes, train's psi and C" $ok
+
+	# -s 11: the same solver and walks as train -C -k's: the same lines
+	"$TRAIN" -s 11 -C -k anne -t 10 -g 16 aus >aus.ck11.train 2>/dev/null
+	ok=0
+	for n in 1 3; do
+		mpi "$n" -m 1 -b 200 -s 11 -C -k anne -t 10 -g 16 aus >aus.ck11.n$n 2>/dev/null || ok=1
+		cmp -s <(no_seconds aus.ck11.n$n) <(no_seconds aus.ck11.train) || ok=1
+	done
+	grep -q '^Best psi = 16  Best C = .* Best p = ' aus.ck11.train || ok=1
+	check "australian -s 11 -C -k -g 16: every line identical for 1 and 3 processes and to train's" $ok
+fi
+
+mpi 4 -m 1 -C -k minmax negative neg.ck >out 2>err
+[ $? = 1 ] && [ ! -e neg.ck ] && [ "$(grep -c '^ERROR' err)" = 1 ] \
+	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative" err
+check "-C -k minmax: a negative value in rank 2's share named by its line in the whole file, exit 1" $?
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
 # rank 2 holds lines 16385..24576): named by its line in the whole file
