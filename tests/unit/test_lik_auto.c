@@ -192,48 +192,45 @@ END_TEST
  * operations it goes first, the best second. A row 0.0040 below with the
  * same se is out; one more than 0.5 points below is out whatever its se.
  */
+/* lik_auto_pick_confirmed(r, 7 rows, on 4000 rows, want) keeps exactly kernel[k], w[k], k < count */
+static void assert_kept(const struct lik_auto_row *r, size_t want, size_t count, const int *kernel,
+	const double *w)
+{
+	struct lik_auto_row keep[8];
+	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, want, keep), count);
+	for (size_t k = 0; k < count; k++) {
+		ck_assert_int_eq(keep[k].kernel, kernel[k]);
+		ck_assert_double_eq(keep[k].w, w[k]);
+	}
+}
+
 START_TEST(stage_three_screens_by_the_standard_error_of_the_difference)
 {
+	const int A = LIK_KERNEL_ANNE, F = LIK_KERNEL_IFOREST;
 	struct lik_auto_row r[7], keep[8];
 	r[0] = row(LIK_KERNEL_LINEAR, 0, 0, 0.9115, 0.0065, 22, 0, 4000);
-	r[1] = row(LIK_KERNEL_ANNE, 100, 512, 0.9650, 0.0013, 51200, 614400, 4000);
-	r[2] = row(LIK_KERNEL_IFOREST, 100, 512, 0.9630, 0.0031, 51200, 900, 4000);
-	r[3] = row(LIK_KERNEL_ANNE, 100, 512, 0.9665, 0.0017, 51222, 614400, 4000);
+	r[1] = row(A, 100, 512, 0.9650, 0.0013, 51200, 614400, 4000);
+	r[2] = row(F, 100, 512, 0.9630, 0.0031, 51200, 900, 4000);
+	r[3] = row(A, 100, 512, 0.9665, 0.0017, 51222, 614400, 4000);
 	r[3].w = 0.3;
 	r[4] = row(LIK_KERNEL_MINMAX, 100, 16, 0.9625, 0.0031, 1600, 1200, 4000);	/* 0.40 below */
 	r[5] = row(LIK_KERNEL_ACOS, 100, 2, 0.9610, 0.0300, 200, 1200, 4000);	/* 0.55 below */
 	r[6] = row(LIK_KERNEL_ACOS, 100, 2, 0.9900, 0.0010, 200, 1200, 39992);	/* other rows */
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 2, keep), 2);
-	ck_assert_int_eq(keep[0].kernel, LIK_KERNEL_IFOREST);
-	ck_assert_int_eq(keep[1].kernel, LIK_KERNEL_ANNE);
-	ck_assert_double_eq(keep[1].w, 0.3);
-	/* a third place goes to the next best score that passes: aNNE w = 0 */
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 3, keep), 3);
-	ck_assert_int_eq(keep[2].kernel, LIK_KERNEL_ANNE);
-	ck_assert_double_eq(keep[2].w, 0);
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 8, keep), 3);
-	/*
-	 * The cheapest also the best (iForest 0.9670): the second place is the
-	 * next best score, aNNE w = 0.3 (0.9665), not the cheaper aNNE w = 0
-	 */
+	assert_kept(r, 2, 2, (const int[]){ F, A }, (const double[]){ 0, 0.3 });
+	/* a third place goes to the next best score that passes: aNNE w = 0; no fourth */
+	assert_kept(r, 3, 3, (const int[]){ F, A, A }, (const double[]){ 0, 0.3, 0 });
+	assert_kept(r, 8, 3, (const int[]){ F, A, A }, (const double[]){ 0, 0.3, 0 });
+	/* the cheapest also the best: then the next best score (aNNE w = 0.3), not the cheaper w = 0 */
 	r[2].score = 0.9670;
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 2, keep), 2);
-	ck_assert_int_eq(keep[0].kernel, LIK_KERNEL_IFOREST);
-	ck_assert_int_eq(keep[1].kernel, LIK_KERNEL_ANNE);
-	ck_assert_double_eq(keep[1].w, 0.3);
+	assert_kept(r, 2, 2, (const int[]){ F, A }, (const double[]){ 0, 0.3 });
 	r[2].score = 0.9630;
 	/* iForest's own se smaller: the difference's se (0.0020) no longer covers 0.35 points */
 	r[2].se = 0.0010;
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 2, keep), 2);
-	ck_assert_int_eq(keep[0].kernel, LIK_KERNEL_ANNE);
-	ck_assert_double_eq(keep[0].w, 0);
-	ck_assert_double_eq(keep[1].w, 0.3);
+	assert_kept(r, 2, 2, (const int[]){ A, A }, (const double[]){ 0, 0.3 });
 	/* plain linear the best: it sets the screen but is never kept; nothing else passes */
 	r[0].score = 0.9900;
 	r[0].se = 0.0001;
-	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 2, keep), 1);
-	ck_assert_int_eq(keep[0].kernel, LIK_KERNEL_ANNE);
-	ck_assert_double_eq(keep[0].w, 0.3);
+	assert_kept(r, 2, 1, (const int[]){ A }, (const double[]){ 0.3 });
 	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 0, keep), 0);
 	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 123, 2, keep), 0);
 }
