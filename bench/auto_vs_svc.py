@@ -455,16 +455,17 @@ def report(store, args):
 	L.append("")
 	cost_sets = [n for n in sets if "fit_s" in store.get(n + "/cost", {})]
 	if cost_sets:
-		L.append("The cost goal side by side (method `cost`: interleaved rounds, medians; the table above "
+		L.append("The cost goal side by side (method `cost`: interleaved rounds; medians of each column, the ratios "
+			"the medians of the rounds' own; the table above "
 			"has the separate measurements): auto's printed command fit + predict (whole processes, `-m 1`) "
 			"against SVC's load + fit + predict, one thread each; goal: ratio <= 1/3:")
 		L.append("")
-		L.append("| set | auto's model | rounds | one-minute loads | ours fit + predict s (CPU s) | SVC load + fit + "
-			"predict s (CPU s) | ratio wall (CPU) | cost goal |")
+		L.append("| set | auto's model | rounds | one-minute loads | ours: fit, predict; fit + predict s (CPU s) | SVC load + "
+			"fit + predict s (CPU s) | ratio wall (CPU) | cost goal |")
 		L.append("|---|---|---|---|---|---|---|---|")
 		for n in cost_sets:
 			c = store[n + "/cost"]
-			L.append("| %s | `%s` | %d | %s | %.2f + %.2f = %.2f (%.2f) | %.2f (%.2f) | %.3f (%.3f) | %s |" % (
+			L.append("| %s | `%s` | %d | %s | %.2f, %.2f; %.2f (%.2f) | %.2f (%.2f) | %.3f (%.3f) | %s |" % (
 				n, c["options"], len(c["rounds"]), ", ".join("%.1f" % x for x in c["loads"]), c["fit_s"],
 				c["predict_s"], c["ours_s"], c["cpu_s"], c["svc_s"], c["svc_cpu_s"], c["ratio"], c["cpu_ratio"],
 				"met" if c["ratio"] <= 1 / 3 else "MISSED"))
