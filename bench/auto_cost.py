@@ -46,13 +46,13 @@ NOTES = """## Update (2026-11-27, branch cost28): ijcnn1 rerun after stage 3's s
   seven sets give the same stage-3 candidates as before, except letter's first one (iForest
   t = 100, w = 1 instead of t = 300; the choice stays t = 1000), so their choices are unchanged
   (bench/results/auto-vs-svc.md reran all eight).
-- **ijcnn1 (row above, commit 304f220):** `-C -k auto` 204 s wall, 23.6 s CPU against
-  `-C -k anne`'s 184 s, 23.6 s: 1.1x wall, 1.0x CPU (goal <= 5; was 1.3x). The machine's
-  one-minute load was 12-16 (other engineers' benchmarks), hence the wall seconds. The choice,
-  iForest t = 100, psi = 512, C = 4, tested 94.66% (94.24-95.00 over seeds 1-5) against SVC's
-  94.67% (noise 0.61; was 94.42% with aNNE w = 0.3), with a 2.8 MB model (was 5.6 MB). Its
-  fit + predict against SVC's load + fit + predict, side by side: auto-vs-svc.md (0.14x wall,
-  0.11x CPU; the goal, 1/3, met).
+- **ijcnn1 (row above, commit fad3fe3, a quiet machine: load 1.5):** `-C -k auto` 13.9 s
+  against `-C -k anne`'s 12.4 s, wall and CPU alike: 1.12x (goal <= 5; was 1.3x). A first run
+  at load 12-16 (commit 304f220, not kept) gave 204 s against 184 s wall, 23.6 s against 23.6 s
+  CPU. The choice, iForest t = 100, psi = 512, C = 4, tested 94.66% (94.24-95.00 over seeds
+  1-5) against SVC's 94.67% (noise 0.61; was 94.42% with aNNE w = 0.3), with a 2.8 MB model
+  (was 5.6 MB). Its fit + predict against SVC's load + fit + predict, side by side:
+  auto-vs-svc.md (0.10x; the goal, 1/3, met).
 
 ## Notes (2026-11-27, branch auto28; the runs of commit 4b26280, whose `train` is the branch's)
 
