@@ -22,6 +22,17 @@ its choice rows = a random 8000-row subset of the training part, fixed seed):
            (the issue's goal: `-C -k auto` at most 5x that);
   nystroem, rff  Nystroem(1000) / RBFSampler(2000) + LinearSVC, the same
            scaling, gamma/C grid and tuning rows.
+  cost     the cost goal side by side, on sets of >= 20000 training rows
+           (after auto and the SVC tuning): --rounds rounds, each one fit +
+           predict of auto's printed command (seed -r = the round, whole
+           processes, -m 1) and one SVC load + fit + predict (the tuned
+           gamma and C; in this process, one thread), in alternating order
+           (ours first in odd rounds), with the one-minute load after each
+           round; wall and CPU seconds (ours: the children's user + system
+           time, SVC: this process's); medians over the rounds and the
+           median of the rounds' own ratios. The goal is judged on the
+           median ratio (wall); the CPU one is given beside it because the
+           machine is shared.
 No choice looks at a test row. Python runs with OMP_NUM_THREADS=1,
 OPENBLAS_NUM_THREADS=1 (set below, before numpy loads). Results go to
 bench/results/auto-vs-svc.json as they finish (merged under a lock in
@@ -38,6 +49,7 @@ import argparse  # noqa: E402
 import fcntl  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
 import statistics  # noqa: E402
@@ -51,7 +63,7 @@ import ik_accuracy as A  # noqa: E402
 import exact_kernels as E  # noqa: E402
 
 SETS = ["dna", "satimage", "pendigits", "usps", "letter", "covtype", "ijcnn1", "a9a"]
-METHODS = ["auto", "linear", "svc", "nystroem", "rff", "anne"]
+METHODS = ["auto", "linear", "svc", "nystroem", "rff", "anne", "cost"]
 SEEDS = [1, 2, 3, 4, 5]
 # the issue's 95% half-widths of a difference of two accuracies (points)
 NOISE = {"dna": 1.65, "usps": 1.31, "covtype": 1.61, "a9a": 0.77, "ijcnn1": 0.61, "letter": 0.66}
@@ -71,6 +83,8 @@ def parse_args():
 	p.add_argument("--methods", default=",".join(METHODS))
 	p.add_argument("--svc-limit", type=int, default=600)
 	p.add_argument("--tune-limit", type=int, default=1200)
+	p.add_argument("--rounds", type=int, default=5, help="rounds of the side-by-side cost measurement")
+	p.add_argument("--redo", default="", help="methods whose results on --sets are dropped and measured again")
 	p.add_argument("--fresh", action="store_true")
 	p.add_argument("--report-only", action="store_true")
 	return p.parse_args()
@@ -89,6 +103,17 @@ def save(key, value):
 		store[key] = value
 		OUT_JSON.write_text(json.dumps(store, indent=1, sort_keys=True))
 	return store
+
+
+def drop(keys):
+	"""Removes keys from the file under the lock (--redo)."""
+	LOCK.parent.mkdir(parents=True, exist_ok=True)
+	with open(LOCK, "w") as lock:
+		fcntl.flock(lock, fcntl.LOCK_EX)
+		store = load_store()
+		for k in keys:
+			store.pop(k, None)
+		OUT_JSON.write_text(json.dumps(store, indent=1, sort_keys=True))
 
 
 def measure(key, fn, limit=0):
@@ -224,6 +249,50 @@ def fit_predict(f, which, gamma, c):
 	return r
 
 
+def children_cpu():
+	r = resource.getrusage(resource.RUSAGE_CHILDREN)
+	return r.ru_utime + r.ru_stime
+
+
+def side_by_side(f, a, st, rounds):
+	"""The cost goal's rounds (docstring: cost): auto's printed command and SVC, interleaved."""
+	opts = a["options"].split()
+	out = {"options": a["options"], "gamma": st["gamma"], "C": st["C"], "rounds": []}
+	for i in range(rounds):
+		r = {}
+		for which in (("ours", "svc") if i % 2 == 0 else ("svc", "ours")):
+			if which == "ours":
+				cpu0 = children_cpu()
+				_, r["fit_s"] = A.timed([C.TRAIN, "-q"] + list(ONE) + opts + ["-r", str(i + 1), f.train,
+					f.model])
+				_, r["predict_s"] = predict_one(f, f.model)
+				r["cpu_s"] = children_cpu() - cpu0
+			else:
+				cpu0 = time.process_time()
+				sv = fit_predict(f, "svc", st["gamma"], st["C"])
+				r["svc_cpu_s"] = time.process_time() - cpu0
+				r["svc_s"] = sv["load_s"] + sv["fit_s"] + sv["predict_s"]
+				r["svc_parts"] = [sv["load_s"], sv["fit_s"], sv["predict_s"]]
+		r["ours_s"] = r["fit_s"] + r["predict_s"]
+		r["load"] = round(C.load_average(), 2)
+		out["rounds"].append(r)
+		print(time.strftime("%H:%M:%S"), "cost round", i + 1, r, flush=True)
+	R = out["rounds"]
+	for k in ("ours_s", "svc_s", "cpu_s", "svc_cpu_s", "fit_s", "predict_s"):
+		out[k] = statistics.median(x[k] for x in R)
+	out["ratio"] = statistics.median(x["ours_s"] / x["svc_s"] for x in R)
+	out["cpu_ratio"] = statistics.median(x["cpu_s"] / x["svc_cpu_s"] for x in R)
+	out["loads"] = [x["load"] for x in R]
+	return out
+
+
+def cost(f, name, args):
+	a, st = load_store().get(name + "/auto", {}), load_store().get(name + "/svc/tune", {})
+	if f.n_train < 20000 or "options" not in a or "gamma" not in st:
+		return
+	measure(name + "/cost", lambda: side_by_side(f, a, st, args.rounds))
+
+
 def sk(f, name, which, args):
 	key = "%s/%s" % (name, which)
 	measure(key + "/tune", lambda: tune(f, which), args.tune_limit)
@@ -238,6 +307,8 @@ def run(args):
 	C.TMP = C.TMP / "auto-vs-svc" / "-".join(methods)
 	save("commit", E.git_commit())
 	save("machine", C.machine_line())
+	redo = [m for m in args.redo.split(",") if m]
+	drop(["%s/%s%s" % (n, m, x) for n in args.sets.split(",") for m in redo for x in ("", "/tune")])
 	for name in args.sets.split(","):
 		f = A.Files(name, args.choice_rows)
 		save("rows/" + name, [f.n_train, f.n_test, f.n_choice])
@@ -250,6 +321,8 @@ def run(args):
 		for which in ("svc", "nystroem", "rff"):
 			if which in methods:
 				sk(f, name, which, args)
+		if "cost" in methods:
+			cost(f, name, args)
 
 
 def noise(name, p, n_test):
@@ -281,8 +354,9 @@ def report(store, args):
 	sets = [n for n in args.sets.split(",") if "rows/" + n in store]
 	loads = sorted(v["load"] for v in store.values() if isinstance(v, dict) and "load" in v)
 	L = ["# `train -C -k auto` beside a tuned RBF SVC and plain linear (issue 28's goals)", ""]
-	L.append("- HEAD when the last run started: %s (branch bench28; `make -j2 all`, see the notes for the build); script `bench/auto_vs_svc.py` (its docstring "
-		"is the protocol). Machine: %s." % (store.get("commit", "?"), store.get("machine", C.machine_line())))
+	L.append("- HEAD when the last run started: %s (`make -j2 all`; the notes say which rows are of which run); "
+		"script `bench/auto_vs_svc.py` (its docstring is the protocol). Machine: %s." % (
+			store.get("commit", "?"), store.get("machine", C.machine_line())))
 	if loads:
 		L.append("- The 2 cores were shared with other engineers' builds and a CI run, and this script ran as up "
 			"to three processes at once (see the notes), so every number "
@@ -368,7 +442,10 @@ def report(store, args):
 			ratio = "%.3f" % (ours / theirs)
 		elif ours is not None and "timeout" in sv:
 			ratio = "< %.3f" % (ours / sv["timeout"])
-		if rows[0] >= 20000 and ratio:
+		side = store.get(n + "/cost", {})
+		if rows[0] >= 20000 and "ratio" in side:
+			goal = "%s (side by side: %.3f)" % ("met" if side["ratio"] <= 1 / 3 else "MISSED", side["ratio"])
+		elif rows[0] >= 20000 and ratio:
 			bound = ours / (theirs if theirs is not None else sv["timeout"])
 			goal = "met" if bound <= 1 / 3 else "MISSED"
 		elif ratio:
@@ -376,6 +453,23 @@ def report(store, args):
 		c6 = "%.1f, %.2f + %.2f" % (li["search_s"], li["fit_s"], li["predict_s"]) if "fit_s" in li else ""
 		L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (n, c1, c1b, c2, c3, c4, c5, ratio, c6, goal))
 	L.append("")
+	cost_sets = [n for n in sets if "fit_s" in store.get(n + "/cost", {})]
+	if cost_sets:
+		L.append("The cost goal side by side (method `cost`: interleaved rounds; medians of each column, the ratios "
+			"the medians of the rounds' own; the table above "
+			"has the separate measurements): auto's printed command fit + predict (whole processes, `-m 1`) "
+			"against SVC's load + fit + predict, one thread each; goal: ratio <= 1/3:")
+		L.append("")
+		L.append("| set | auto's model | rounds | one-minute loads | ours: fit, predict; fit + predict s (CPU s) | SVC load + "
+			"fit + predict s (CPU s) | ratio wall (CPU) | cost goal |")
+		L.append("|---|---|---|---|---|---|---|---|")
+		for n in cost_sets:
+			c = store[n + "/cost"]
+			L.append("| %s | `%s` | %d | %s | %.2f, %.2f; %.2f (%.2f) | %.2f (%.2f) | %.3f (%.3f) | %s |" % (
+				n, c["options"], len(c["rounds"]), ", ".join("%.1f" % x for x in c["loads"]), c["fit_s"],
+				c["predict_s"], c["ours_s"], c["cpu_s"], c["svc_s"], c["svc_cpu_s"], c["ratio"], c["cpu_ratio"],
+				"met" if c["ratio"] <= 1 / 3 else "MISSED"))
+		L.append("")
 	L.append("Scikit-learn approximations (same scaling, grid and tuning rows; LinearSVC): tuning s, fit s, "
 		"predict s, chosen gamma factor and C:")
 	L.append("")

@@ -120,6 +120,19 @@ struct lik_psi_grid {
 };
 struct lik_psi_grid lik_psi_grid_of(int kernel, int rows, int grid_max);
 
+/* ---- -k auto (lik_auto.c), hidden; here for its unit tests ---- */
+
+/*
+ * Stage 3's kernel candidates among rows[0..count-1]: of the kernel rows
+ * scored on on_rows rows whose score is below the best such row's (plain
+ * linear's included) by at most sqrt(se_best^2 + se^2) and 0.5 points,
+ * the cheapest by lik_auto_choose's order, then the best-scoring kernel
+ * row (screened or not), then the next best scores; at most want (and 8)
+ * copies into keep[]; returns how many.
+ */
+size_t lik_auto_pick_confirmed(const struct lik_auto_row *rows, size_t count, int on_rows,
+	size_t want, struct lik_auto_row *keep);
+
 /* ---- the search (lik_search.c), shared with -k auto (lik_auto.c) ---- */
 
 /*

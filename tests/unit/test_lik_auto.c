@@ -11,6 +11,7 @@
 #include "unit.h"
 #include "lik_fixtures.h"
 #include "liblinear_ik.h"
+#include "lik_internal.h"
 
 static struct lik_auto_row row(int kernel, int t, int psi, double score, double se, double columns,
 	double ops, int rows)
@@ -182,6 +183,59 @@ START_TEST(a_search_keeps_fold_scores_and_its_text)
 }
 END_TEST
 
+/*
+ * Stage 3's screen on a hand-made subsample table shaped as ijcnn1's
+ * (4000 rows): the best is aNNE with w = 0.3, 0.9665 (se 0.0017), so the
+ * choice's band would end at 0.9648, where iForest's 0.9630 (se 0.0031)
+ * is out; the difference's standard error, sqrt(0.0017^2 + 0.0031^2) =
+ * 0.0035, takes it in, and as cheap as aNNE in columns with fewer map
+ * operations it goes first, the best second. A row 0.0040 below with the
+ * same se is out; one more than 0.5 points below is out whatever its se.
+ */
+/* lik_auto_pick_confirmed(r, 7 rows, on 4000 rows, want) keeps exactly kernel[k], w[k], k < count */
+static void assert_kept(const struct lik_auto_row *r, size_t want, size_t count, const int *kernel,
+	const double *w)
+{
+	struct lik_auto_row keep[8];
+	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, want, keep), count);
+	for (size_t k = 0; k < count; k++) {
+		ck_assert_int_eq(keep[k].kernel, kernel[k]);
+		ck_assert_double_eq(keep[k].w, w[k]);
+	}
+}
+
+START_TEST(stage_three_screens_by_the_standard_error_of_the_difference)
+{
+	const int A = LIK_KERNEL_ANNE, F = LIK_KERNEL_IFOREST;
+	struct lik_auto_row r[7], keep[8];
+	r[0] = row(LIK_KERNEL_LINEAR, 0, 0, 0.9115, 0.0065, 22, 0, 4000);
+	r[1] = row(A, 100, 512, 0.9650, 0.0013, 51200, 614400, 4000);
+	r[2] = row(F, 100, 512, 0.9630, 0.0031, 51200, 900, 4000);
+	r[3] = row(A, 100, 512, 0.9665, 0.0017, 51222, 614400, 4000);
+	r[3].w = 0.3;
+	r[4] = row(LIK_KERNEL_MINMAX, 100, 16, 0.9625, 0.0031, 1600, 1200, 4000);	/* 0.40 below */
+	r[5] = row(LIK_KERNEL_ACOS, 100, 2, 0.9610, 0.0300, 200, 1200, 4000);	/* 0.55 below */
+	r[6] = row(LIK_KERNEL_ACOS, 100, 2, 0.9900, 0.0010, 200, 1200, 39992);	/* other rows */
+	assert_kept(r, 2, 2, (const int[]){ F, A }, (const double[]){ 0, 0.3 });
+	/* a third place goes to the next best score that passes: aNNE w = 0; no fourth */
+	assert_kept(r, 3, 3, (const int[]){ F, A, A }, (const double[]){ 0, 0.3, 0 });
+	assert_kept(r, 8, 3, (const int[]){ F, A, A }, (const double[]){ 0, 0.3, 0 });
+	/* the cheapest also the best: then the next best score (aNNE w = 0.3), not the cheaper w = 0 */
+	r[2].score = 0.9670;
+	assert_kept(r, 2, 2, (const int[]){ F, A }, (const double[]){ 0, 0.3 });
+	r[2].score = 0.9630;
+	/* iForest's own se smaller: the difference's se (0.0020) no longer covers 0.35 points */
+	r[2].se = 0.0010;
+	assert_kept(r, 2, 2, (const int[]){ A, A }, (const double[]){ 0, 0.3 });
+	/* plain linear the best: it sets the screen but is never kept; nothing else passes */
+	r[0].score = 0.9900;
+	r[0].se = 0.0001;
+	assert_kept(r, 2, 1, (const int[]){ A }, (const double[]){ 0.3 });
+	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 4000, 0, keep), 0);
+	ck_assert_uint_eq(lik_auto_pick_confirmed(r, 7, 123, 2, keep), 0);
+}
+END_TEST
+
 static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_row *b)
 {
 	return a->kernel == b->kernel && a->t == b->t && a->psi == b->psi && a->scale == b->scale
@@ -192,10 +246,11 @@ static int same_candidate(const struct lik_auto_row *a, const struct lik_auto_ro
  * A search with a subsample (100 of 400 checkerboard rows): stage 2 tries
  * t = 1000 exactly where t = 300 beat its stage-1 base by more than the
  * base's standard error; stage 3 confirms at most options->confirm kernel
- * candidates: the cheapest kernel row within the subsample's band (the
- * best subsample score, plain linear's included, minus its standard error
- * and at most 0.5 points: lik_auto_choose's band) and the best-scoring
- * kernel row, nothing else; the same table on one thread and on two.
+ * candidates: the cheapest kernel row that passes the subsample's screen
+ * (at most the standard error of the difference, and at most 0.5 points,
+ * below the best subsample score, plain linear's included) and the
+ * best-scoring kernel row (when that came first, the next best score that
+ * passes), nothing else; the same table on one thread and on two.
  */
 START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 {
@@ -245,22 +300,44 @@ START_TEST(stage_two_and_three_take_only_what_beats_the_noise)
 			&& (top_kernel < 0 || t->rows[i].score > t->rows[top_kernel].score))
 			top_kernel = (long)i;
 	/*
-	 * The cheapest kernel in the band: the choice rule (checked by hand above)
-	 * on the subsample's rows with plain linear priced out of reach, so that
-	 * its score still sets the band but it is never the one taken.
+	 * The cheapest kernel that passes stage 3's screen: below the best
+	 * subsample score (plain linear's included) by at most the standard
+	 * error of the difference, sqrt(se_best^2 + se^2), and at most 0.5
+	 * points. The screened kernel rows are given the best's score and no
+	 * se, every other row none, so that lik_auto_choose's band holds
+	 * exactly them and its order (columns, ops, w, S, C, earlier) picks.
 	 */
+	long best = -1;
+	for (size_t i = 0; i < sub_end; i++)
+		if (best < 0 || t->rows[i].score > t->rows[best].score)
+			best = (long)i;
+	double se_best = isnan(t->rows[best].se) ? 0 : t->rows[best].se;
 	struct lik_auto_row *sub = malloc(sub_end * sizeof *sub);
 	ck_assert_ptr_nonnull(sub);
 	memcpy(sub, t->rows, sub_end * sizeof *sub);
-	for (size_t i = 0; i < sub_end; i++)
-		if (sub[i].kernel == LIK_KERNEL_LINEAR)
-			sub[i].columns = sub[i].ops = INFINITY;
-	long cheapest = lik_auto_choose(sub, sub_end);
-	if (sub[cheapest].kernel == LIK_KERNEL_LINEAR)
-		cheapest = top_kernel;	/* linear alone in the band: the best kernel goes anyway */
+	int screened = 0;
+	for (size_t i = 0; i < sub_end; i++) {
+		double se = isnan(sub[i].se) ? 0 : sub[i].se;
+		double allowed = fmin(sqrt(se_best * se_best + se * se), 0.005);
+		int pass = sub[i].kernel != LIK_KERNEL_LINEAR
+			&& sub[i].score >= t->rows[best].score - allowed;
+		sub[i].score = pass ? t->rows[best].score : NAN;
+		sub[i].se = 0;
+		screened += pass;
+	}
+	long cheapest = screened ? lik_auto_choose(sub, sub_end) : top_kernel;
+	/* the second place: the best kernel, or when it came first the next best that passes */
+	long second = top_kernel;
+	if (cheapest == top_kernel) {
+		second = -1;
+		for (size_t i = 0; i < sub_end; i++)
+			if (!isnan(sub[i].score) && (long)i != cheapest
+				&& (second < 0 || t->rows[i].score > t->rows[second].score))
+				second = (long)i;
+	}
 	free(sub);
-	long want[2] = { cheapest, top_kernel };
-	size_t expected = want[0] == want[1] ? 1 : 2;
+	long want[2] = { cheapest, second };
+	size_t expected = second < 0 ? 1 : 2;
 	ck_assert_uint_eq(confirmed, expected);
 	for (size_t k = 0; k < expected; k++) {
 		const struct lik_auto_row *c = &t->rows[sub_end + 1 + k];
@@ -302,6 +379,7 @@ static Suite *lik_auto_suite(void)
 	tcase_add_test(tc, ties_fall_to_ops_then_w_then_s_then_C_then_order);
 	tcase_add_test(tc, a_search_keeps_fold_scores_and_its_text);
 	tcase_add_test(tc, stage_two_and_three_take_only_what_beats_the_noise);
+	tcase_add_test(tc, stage_three_screens_by_the_standard_error_of_the_difference);
 	suite_add_tcase(s, tc);
 	return s;
 }
