@@ -6,7 +6,8 @@
 #    libopenblas among their needed libraries (readelf -d);
 #  - plain training, -s 30 -k iforest and predict on its model never load
 #    it (the dynamic loader's LD_DEBUG=files log);
-#  - a dense aNNE map (covtype, 54 features) loads it, with the default
+#  - a dense aNNE map (covtype, 54 features, psi 128: above the 8-bit
+#    path of anne_vnni.c, which needs no GEMM) loads it, with the default
 #    choice and with IKMAP_SGEMM=openblas, but not with IKMAP_SGEMM=builtin;
 #  - a libopenblas.so.0 that lacks the symbols (a stub found first through
 #    LD_LIBRARY_PATH) is not used: the built-in kernel runs instead;
@@ -100,7 +101,7 @@ anne() {
 	name=$1
 	shift
 	mkdir "$work/$name"
-	(cd "$work/$name" && env "$@" "$root/train" -q -s 2 -k anne -d cpu -g 64 ../cov m \
+	(cd "$work/$name" && env "$@" "$root/train" -q -s 2 -k anne -d cpu -g 128 ../cov m \
 		&& env "$@" "$root/predict" -d cpu ../cov m out)
 }
 expect "train + predict -k anne (dense)" yes anne default
