@@ -254,6 +254,62 @@ START_TEST(loads_keywords_in_any_order_and_ignores_trailing_text)
 }
 END_TEST
 
+/*
+ * load_model remembers weight texts with their values (model_io.c): every
+ * weight must still be what strtod makes of its own text, whatever came
+ * before it. 6,000 weights drawn from 700 texts (more than the 256 slots,
+ * so texts share slots and replace each other), among them texts of one
+ * length that differ in one digit, spellings of one value ("0.5", "5e-1",
+ * "0x1p-1"), texts too long to remember, and a bad text after its good
+ * prefix was remembered.
+ */
+START_TEST(loads_repeated_weight_texts_as_strtod_does)
+{
+	enum { TEXTS = 700, WEIGHTS = 6000 };
+	static char texts[TEXTS][64];
+	for (int i = 0; i < TEXTS; i++) {
+		switch (i % 5) {
+		case 0: snprintf(texts[i], sizeof texts[i], "%.17g", (i - 350) * 0.05 / 10); break;
+		case 1: snprintf(texts[i], sizeof texts[i], "0.1000000000000000%d", i % 10); break;
+		case 2: snprintf(texts[i], sizeof texts[i], "%de-%d", i, i % 30); break;
+		case 3: snprintf(texts[i], sizeof texts[i], "%.45f", i / 7.0); break;	/* > 40 chars */
+		default: snprintf(texts[i], sizeof texts[i], "%s", (const char *[]){ "0.5", "5e-1",
+			"0x1p-1", "-0", "0.50" }[(i / 5) % 5]); break;
+		}
+	}
+	size_t cap = 256 + (size_t)WEIGHTS * 64;
+	char *text = malloc(cap);
+	double *want = malloc(WEIGHTS * sizeof *want);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(want);
+	size_t at = (size_t)snprintf(text, cap, "solver_type L2R_LR\nnr_class 2\nlabel 1 -1\n"
+		"nr_feature %d\nbias -1\nw\n", WEIGHTS);
+	uint32_t x = 12345;
+	for (int i = 0; i < WEIGHTS; i++) {
+		x = x * 1103515245u + 12345u;
+		const char *t = texts[(x >> 8) % TEXTS];
+		want[i] = strtod(t, NULL);
+		at += (size_t)snprintf(text + at, cap - at, "%s \n", t);
+	}
+	struct model *m = load_text(text);
+	ck_assert_ptr_nonnull(m);
+	for (int i = 0; i < WEIGHTS; i++)
+		ck_assert_msg(memcmp(&m->w[i], &want[i], sizeof(double)) == 0,
+			"w[%d]: %.17g, strtod gives %.17g", i, m->w[i], want[i]);
+	free_and_destroy_model(&m);
+
+	/* a bad text after its good prefix was remembered is still refused */
+	stderr_capture_start();
+	m = load_text("solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 3\nbias -1\nw\n"
+		"0.5 \n0.5 \n0.5x \n");
+	const char *err = stderr_capture_end();
+	ck_assert_ptr_null(m);
+	ck_assert_ptr_nonnull(strstr(err, "fscanf failed to read the model"));
+	free(want);
+	free(text);
+}
+END_TEST
+
 START_TEST(missing_file_gives_null_silently)
 {
 	stderr_capture_start();
@@ -535,6 +591,7 @@ static Suite *model_io_suite(void)
 	tcase_add_test(trip, round_trip_of_oneclass_and_regression);
 	tcase_add_test(trip, loads_keywords_in_any_order_and_ignores_trailing_text);
 	tcase_add_test(trip, missing_file_gives_null_silently);
+	tcase_add_test(trip, loads_repeated_weight_texts_as_strtod_does);
 	suite_add_tcase(s, trip);
 	TCase *bad = tcase_create("load rejects");
 	tcase_add_test(bad, rejects_unknown_solver_name);
