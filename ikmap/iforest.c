@@ -375,10 +375,15 @@ static void grow_task(void *context, size_t task, int worker)
 
 /*
  * The distinct ranks drawn by trees k0..k1-1, ascending, into list
- * (seen[r] == mark: already listed); returns how many.
+ * (seen[r] == mark: already listed; every rank is below u); returns how
+ * many. When they are not few against u, they are read off the marks in
+ * rank order, one pass over u ints, where qsort paid a comparison call
+ * per step (a 20,000-row set draws some 1,800 distinct ranks per group
+ * of two trees: 5% of growing covtype-20k's forest); both give the same
+ * list.
  */
 static size_t group_ranks(const struct ikmap *map, const int *drawn, int k0, int k1, int *seen,
-	int mark, int *list)
+	int mark, int *list, size_t u)
 {
 	size_t n = 0;
 	for (size_t j = (size_t)k0 * map->psi; j < (size_t)k1 * map->psi; j++)
@@ -386,7 +391,14 @@ static size_t group_ranks(const struct ikmap *map, const int *drawn, int k0, int
 			seen[drawn[j]] = mark;
 			list[n++] = drawn[j];
 		}
-	qsort(list, n, sizeof *list, cmp_int);
+	if (u / 32 <= n) {
+		size_t at = 0;
+		for (size_t r = 0; r < u; r++)
+			if (seen[r] == mark)
+				list[at++] = (int)r;
+	} else {
+		qsort(list, n, sizeof *list, cmp_int);
+	}
 	return n;
 }
 
@@ -409,7 +421,7 @@ int ikmap_grow_forest(struct ikmap *map, const int *drawn, const int *ids, size_
 	int failed = !trees || !rows || !got || !seen || !list || !want, no_rows = 0;
 	for (int k0 = 0; k0 < map->t && !failed; k0 += group) {
 		int k1 = map->t - k0 < group ? map->t : k0 + group;
-		size_t n = group_ranks(map, drawn, k0, k1, seen, k0 + 1, list);
+		size_t n = group_ranks(map, drawn, k0, k1, seen, k0 + 1, list, u);
 		for (size_t i = 0; i < n; i++)
 			want[i] = ids[list[i]];
 		if (source(context, want, n, got, err)) {
