@@ -152,8 +152,9 @@ def main():
                     "shuffled split, see the script's docstring), and say whether each CPU figure is the smallest or\n"
                     "the median of the runs. per-row x: the paper's Table 5 IK_i-OGD seconds over its full set's\n"
                     "rows, divided by ours (train total + predict total over our rows). same bytes: MODEL (but its\n"
-                    "last line), MODEL.ik and predictions identical to the build in the row above (cmp).\n\n"
-                    "| build | set, psi, rows (train + test) | threads, environment, statistic | machine, load before / after "
+                    "last line), MODEL.ik and predictions identical to the build in the row above (cmp).\n")
+        # a table per run, so that notes written after one run never split the next run's table
+        f.write("\n| build | set, psi, rows (train + test) | threads, environment, statistic | machine, load before / after "
                     "| read + plain OGD | build map | map + learn + files | train total | load pair | predict total "
                     "| train + predict | per-row x | MODEL / .ik bytes | same bytes |\n"
                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
