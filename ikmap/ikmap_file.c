@@ -288,12 +288,19 @@ int ikmap_write(const struct ikmap *map, FILE *fp, char *err)
 	struct writer w = { chunk, chunk, FNV_OFFSET, fp, 0 };
 	put_stored(map, &w);
 	flush_chunk(&w);
-	put_u64(&w, w.hash);	/* the checksum of every byte before it */
+	uint64_t sum = w.hash;	/* the checksum of every byte before it */
+	put_u64(&w, sum);
 	flush_chunk(&w);
 	if (w.failed) {
 		ikmap_error(err, "write error: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * These are ikmap_stored_checksum's bytes: kept, so the model trailer
+	 * that train -k writes next does not hash the file a second time (a
+	 * serial multiply per byte: some 4 ms for a 3.3 MB psi-1024 forest).
+	 */
+	ikmap_keep_checksum(map, sum);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "ikmap.h"
+#include "ikmap_impl.h"
 #include "rng.h"
 
 struct data {
@@ -371,8 +372,12 @@ static void check_round_trip(enum ikmap_method method)
 	struct data x = random_data(300, 40, 0.3, 26);
 	struct ikmap *map = build(&x, method, 25, 32);
 	snprintf(path, sizeof path, "%s/map", dir);
+	uint64_t kept;
+	ck_assert_int_eq(ikmap_known_checksum(map, &kept), 0);	/* nothing hashed yet */
 	ck_assert_msg(ikmap_save(map, path, err) == 0, "%s", err);
 	ck_assert_int_eq(files_in_dir(), 1);	/* no temporary left behind */
+	/* the save keeps the checksum it wrote (train -k's model trailer asks for it next) */
+	ck_assert_int_eq(ikmap_known_checksum(map, &kept), 1);
 	struct ikmap *back = ikmap_load(path, err);
 	ck_assert_msg(back != NULL, "%s", err);
 	ck_assert_int_eq(ikmap_method(back), method);
@@ -389,6 +394,7 @@ static void check_round_trip(enum ikmap_method method)
 	for (long i = 0; i < size - 8; i++)
 		h = (h ^ buf[i]) * 0x100000001b3ULL;
 	ck_assert_uint_eq(h, ikmap_checksum(map));
+	ck_assert_uint_eq(kept, h);
 	ck_assert_uint_eq(le64(buf + size - 8), h);
 	/* Little-endian header: t at byte 16, psi at 20, d at 24, seed at 32. */
 	ck_assert_uint_eq(buf[16] | buf[17] << 8, 25);
