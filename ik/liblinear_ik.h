@@ -592,6 +592,20 @@ int lik_online_update(struct lik_model *model, struct feature_node *const *rows,
 struct lik_model *lik_train_from(const struct problem *prob, const struct parameter *param,
 	const struct lik_model *initial, int passes, int device, int threads, struct lik_error *err);
 
+/*
+ * lik_cross_validation for the online solver with passes (train -s 30 -P
+ * passes -v n): lik_cross_validation's folds, each fold's model trained
+ * from zero by passes passes over the other folds' rows (in the folds'
+ * shuffled order, as one pass takes them), then predicting its own fold
+ * into target[prob->l]. With a kernel the map is built once from all of
+ * prob's rows, as lik_cross_validation builds it. passes 1 gives
+ * lik_cross_validation's targets. param's solver_type must be
+ * LIK_SOLVER_OGD. 0, or -1 (LIK_EINVAL, LIK_EDATA, LIK_ENOMEM).
+ */
+int lik_online_cross_validation(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int passes, int nr_fold, double *target,
+	struct lik_error *err);
+
 #ifdef __cplusplus
 }
 #endif

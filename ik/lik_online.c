@@ -311,3 +311,44 @@ done:
 	free(nodes);
 	return out;
 }
+
+int lik_online_cross_validation(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int passes, int nr_fold, double *target,
+	struct lik_error *err)
+{
+	if (prob == NULL || param == NULL || target == NULL || prob->l < 1 || prob->x == NULL
+		|| prob->y == NULL) {
+		lik_fail(err, LIK_EINVAL, "no problem, parameter or target given (or no rows)");
+		return -1;
+	}
+	if (param->solver_type != ONLINE_OGD) {
+		lik_fail(err, LIK_EINVAL, "cross validation with passes needs -s %d (ONLINE_OGD_HINGE)", ONLINE_OGD);
+		return -1;
+	}
+	const char *why = check_parameter(prob, param);
+	if (why != NULL) {
+		lik_fail(err, LIK_EINVAL, "%s", why);
+		return -1;
+	}
+	if (passes < 1 || nr_fold < 2) {
+		lik_fail(err, LIK_EINVAL, passes < 1 ? "passes must be >= 1" : "n-fold cross validation: n must >= 2");
+		return -1;
+	}
+	struct row_set X;
+	struct ikmap *map;
+	void *cells;
+	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
+		return -1;
+	struct lik_capture capture;
+	lik_capture_begin(&capture);
+	int status = online_cross_validation_rows(&X, prob->y, prob->bias, param, passes, nr_fold, target);
+	lik_capture_end(&capture);
+	free(cells);
+	ikmap_free(map);
+	if (status != 0) {
+		lik_fail_captured(err, LIK_ENOMEM, &capture, "out of memory in cross validation");
+		return -1;
+	}
+	lik_ok(err);
+	return 0;
+}

@@ -433,10 +433,6 @@ int mex_train_options_parse(const char *text, struct mex_train_options *o, struc
 			o->protocol ? "-O" : "-i");
 		return -1;
 	}
-	if (o->passes > 1 && o->cross_validation) {
-		mex_error_set(err, LIK_EINVAL, "-P cannot be used with -v here (the train program's -v takes it)");
-		return -1;
-	}
 	/* -c is eta for the online solver, whose default is the paper's 0.5, as train -s 30 has it */
 	if (o->param.solver_type == LIK_SOLVER_OGD && !o->C_specified)
 		o->param.C = 0.5;

@@ -552,7 +552,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 			mex_error_set(&c.err, LIK_ENOMEM, "out of memory");
 			fail(&c, "liblinear:train:memory");
 		}
-		if (lik_cross_validation(trained, &c.opt.param, kernel, c.opt.nr_fold, c.target, &c.err) != 0)
+		/* -s 30 -P n: each fold's model learns by n passes, as the train program's -v */
+		int status = c.opt.param.solver_type == LIK_SOLVER_OGD && c.opt.passes > 1
+			? lik_online_cross_validation(trained, &c.opt.param, kernel, c.opt.passes, c.opt.nr_fold,
+				c.target, &c.err)
+			: lik_cross_validation(trained, &c.opt.param, kernel, c.opt.nr_fold, c.target, &c.err);
+		if (status != 0)
 			fail(&c, "liblinear:train:cv");
 		mex_print_end();
 		plhs[0] = mxCreateDoubleScalar(

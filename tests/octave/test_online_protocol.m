@@ -64,6 +64,17 @@ function test_online_protocol(ctx)
   savemodel(om, octave_model);
   same_files(octave_model, program_model, '-O -i');
 
+  % -s 30 -P n -v k: each fold learns by n passes, as the program's -v prints it
+  for options = {'-s 30 -P 3 -v 5', '-s 30 -P 2 -v 4 -c 0.25 -k iforest -g 16 -t 30'}
+    printed = run_program('"%s" %s "%s" 2>&1', ctx.train, options{1}, ctx.heart);
+    text = evalc('acc = train(y, X, options{1});');
+    assert(strcmp(strtrim(text), strtrim(printed)), '%s: printed\n%s\nthe program\n%s', options{1}, text, printed);
+    assert(~isempty(strfind(text, sprintf('Cross Validation Accuracy = %g%%', acc))), '%s: returned %g', options{1}, acc);
+  end
+  % passes matter: the program's -P 1 and -P 3 folds differ on heart
+  assert(~strcmp(run_program('"%s" -s 30 -P 1 -v 5 "%s" 2>&1', ctx.train, ctx.heart), ...
+                 run_program('"%s" -s 30 -P 3 -v 5 "%s" 2>&1', ctx.train, ctx.heart)), '-P 3 -v 5 is -P 1''s');
+
   % refusals
   m30 = train(yh, Xh, '-s 30 -q');
   m1k = train(yh, Xh, '-s 1 -q');

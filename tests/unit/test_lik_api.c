@@ -841,6 +841,66 @@ START_TEST(online_update_maps_on_the_given_device_and_threads)
 }
 END_TEST
 
+/*
+ * -s 30 -P n -v k through the API. Hand-computed: three plain rows,
+ * leave-one-out (3 folds), eta 0.5, no bias. The fold of row c trains on
+ * a = (2, 0), y +1 and b = (0, 1), y -1 (orthogonal, so their order in the
+ * fold does not matter). One pass: w = (1, -0.5) (a: f 0 < 1, w += 0.5 * 2;
+ * b: f 0, w -= 0.5), f(c) = 1 - 0.75 = 0.25: +1. A second pass: a has
+ * f = 2, no change; b has y f = 0.5 < 1, w = (1, -1), f(c) = 1 - 1.5: -1.
+ */
+START_TEST(online_cross_validation_learns_by_passes)
+{
+	quiet_setup();
+	struct feature_node rows[3][3] = {
+		{ { 1, 2 }, { -1, 0 }, { -1, 0 } },
+		{ { 2, 1 }, { -1, 0 }, { -1, 0 } },
+		{ { 1, 1 }, { 2, 1.5 }, { -1, 0 } },
+	};
+	struct feature_node *x[3] = { rows[0], rows[1], rows[2] };
+	double y[3] = { 1, -1, 1 };
+	struct problem prob = { .l = 3, .n = 2, .y = y, .x = x, .bias = -1 };
+	struct parameter param = default_param(LIK_SOLVER_OGD);
+	param.C = 0.5;
+	struct lik_error err;
+	double one[3], two[3], cv[3];
+	ck_assert_msg(lik_online_cross_validation(&prob, &param, NULL, 1, 3, one, &err) == 0, "%s", err.message);
+	ck_assert_msg(lik_online_cross_validation(&prob, &param, NULL, 2, 3, two, &err) == 0, "%s", err.message);
+	ck_assert(one[2] == 1);
+	ck_assert(two[2] == -1);
+	/* one pass is lik_cross_validation's -s 30 */
+	ck_assert_msg(lik_cross_validation(&prob, &param, NULL, 3, cv, &err) == 0, "%s", err.message);
+	ck_assert(memcmp(one, cv, sizeof cv) == 0);
+
+	/* with a kernel: passes 1 is lik_cross_validation; the thread count changes nothing */
+	struct test_problem p = problem_make(200, 6, -1, 31);
+	struct lik_map_params mp = params_of(LIK_KERNEL_ANNE, 20, 16);
+	double *a = malloc(200 * sizeof *a), *b = malloc(200 * sizeof *b), *c = malloc(200 * sizeof *c);
+	ck_assert(a != NULL && b != NULL && c != NULL);
+	mp.threads = 1;
+	ck_assert_msg(lik_online_cross_validation(&p.prob, &param, &mp, 1, 5, a, &err) == 0, "%s", err.message);
+	ck_assert_msg(lik_cross_validation(&p.prob, &param, &mp, 5, b, &err) == 0, "%s", err.message);
+	ck_assert(memcmp(a, b, 200 * sizeof *a) == 0);
+	ck_assert_msg(lik_online_cross_validation(&p.prob, &param, &mp, 3, 5, b, &err) == 0, "%s", err.message);
+	mp.threads = 2;
+	ck_assert_msg(lik_online_cross_validation(&p.prob, &param, &mp, 3, 5, c, &err) == 0, "%s", err.message);
+	ck_assert(memcmp(b, c, 200 * sizeof *b) == 0);
+
+	/* refusals: another solver, passes 0, one fold */
+	struct parameter svc = default_param(L2R_L2LOSS_SVC);
+	ck_assert_int_eq(lik_online_cross_validation(&prob, &svc, NULL, 2, 3, one, &err), -1);
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	ck_assert_int_eq(lik_online_cross_validation(&prob, &param, NULL, 0, 3, one, &err), -1);
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	ck_assert_int_eq(lik_online_cross_validation(&prob, &param, NULL, 2, 1, one, &err), -1);
+	ck_assert_int_eq(err.code, LIK_EINVAL);
+	free(a);
+	free(b);
+	free(c);
+	problem_free(&p);
+}
+END_TEST
+
 static Suite *lik_api_suite(void)
 {
 	Suite *s = suite_create("lik_api");
@@ -860,6 +920,7 @@ static Suite *lik_api_suite(void)
 	tcase_add_test(tc, the_library_never_writes_to_stdout_or_stderr);
 	tcase_add_test(tc, version_and_defaults);
 	tcase_add_test(tc, online_update_maps_on_the_given_device_and_threads);
+	tcase_add_test(tc, online_cross_validation_learns_by_passes);
 	suite_add_tcase(s, tc);
 	return s;
 }
