@@ -31,6 +31,7 @@
 #include "dist_train.h"
 #include "dist_cv.h"
 #include "dist_ksearch.h"
+#include "early_read.h"
 #include "train_mpi.h"
 #include "print.h"
 #include "ik_model.h"
@@ -83,6 +84,7 @@ static int g_rank;
 /* Every process reaches this at the same point; rank 0 speaks for all. */
 static void exit_all(int status)
 {
+	early_read_abandon();
 	MPI_Finalize();
 	exit(status);
 }
@@ -155,6 +157,7 @@ static char *default_model_file(const char *input_file)
 	return name;
 }
 
+/* Also early_read.h's guide to argv before MPI_Init. */
 static bool takes_no_argument(char letter)
 {
 	return letter == 'q' || letter == 'R' || letter == 'F' || letter == 'C';
@@ -358,7 +361,9 @@ static void mark_phase(enum phase p)
  * bytes sent in combining sums, the number of sums, and the seconds of
  * each phase (MPI_Init, reading, the map, training (with -v and -C: the
  * folds' training; with -C -k its whole search, maps too), the end) to
- * stderr.
+ * stderr, and the seconds the share's reader thread took (early_read.h;
+ * 0 without one), which ran during MPI_Init and the reading phase's
+ * start.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
@@ -369,9 +374,10 @@ static void print_stats_if_asked(MPI_Comm comm)
 	MPI_Comm_size(comm, &size);
 	mark_phase(PHASE_END);
 	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
-	double took[PHASES - 1];
+	double took[PHASES];
 	for (int p = 0; p + 1 < PHASES; p++)
 		took[p] = g_phase_at[p + 1] - g_phase_at[p];
+	took[PHASES - 1] = early_read_seconds();
 	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
 	double *times = g_rank == 0 ? malloc((size_t)size * sizeof took) : NULL;
 	int ok = g_rank != 0 || (all != NULL && times != NULL);
@@ -381,13 +387,14 @@ static void print_stats_if_asked(MPI_Comm comm)
 		return;
 	}
 	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
-	MPI_Gather(took, PHASES - 1, MPI_DOUBLE, times, PHASES - 1, MPI_DOUBLE, 0, comm);
+	MPI_Gather(took, PHASES, MPI_DOUBLE, times, PHASES, MPI_DOUBLE, 0, comm);
 	for (int r = 0; g_rank == 0 && r < size; r++) {
-		const double *t = times + (size_t)r * (PHASES - 1);
+		const double *t = times + (size_t)r * PHASES;
 		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
 			all[2 * r + 1]);
 		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f, reading %.3f, map %.3f,"
-			" training %.3f, saving %.3f\n", r, t[0], t[1], t[2], t[3], t[4]);
+			" training %.3f, saving %.3f; reader thread %.3f\n", r, t[0], t[1], t[2], t[3], t[4],
+			t[5]);
 	}
 	free(all);
 	free(times);
@@ -396,7 +403,15 @@ static void print_stats_if_asked(MPI_Comm comm)
 int main(int argc, char **argv)
 {
 	mark_phase(PHASE_START);
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+	/*
+	 * MPI_Init mostly waits: the share is read meanwhile, in a thread that
+	 * makes no MPI call (early_read.h). FUNNELED: threads (that one, and
+	 * OpenMP's when training), only the main one calling MPI.
+	 */
+	early_read_start(argc, argv, takes_no_argument);
+	int provided;
+	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		early_read_abandon();
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
 	}
@@ -419,7 +434,8 @@ int main(int argc, char **argv)
 		exit_all(1);
 	/* the map reads rows without the bias node; the mapped rows get their own */
 	struct dist_data d;
-	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias, &d) != 0)
+	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias,
+			early_read_take(), &d) != 0)
 		exit_all(1);
 	mark_phase(PHASE_READ);
 	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
