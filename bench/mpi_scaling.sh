@@ -7,7 +7,8 @@
 # side by side: each round runs every command once, in the same order,
 # and each time is the median of REPEAT rounds. Then, from one run of
 # each train-mpi command with TRAIN_MPI_STATS=1, where each process's
-# time went (MPI_Init, reading, training) and the bytes it sent.
+# time went (MPI_Init and its CPU time, reading, training, the reader
+# thread that reads during MPI_Init, MPI_Finalize) and the bytes it sent.
 #
 # Usage (from the repository root, after `make all mpi`):
 #   bash bench/mpi_scaling.sh [ROWS]

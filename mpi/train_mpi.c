@@ -348,12 +348,27 @@ static int save_on_rank_0(const struct model *m, const struct lik_map *map, cons
  */
 enum phase { PHASE_START, PHASE_INIT, PHASE_READ, PHASE_MAP, PHASE_TRAIN, PHASE_END, PHASES };
 static double g_phase_at[PHASES];
+/* CPU seconds of the main thread in MPI_Init: is it working or waiting? */
+static double g_init_cpu;
+/* Per process, gathered: the phases' seconds, then these. */
+enum { STAT_READER = PHASES - 1, STAT_INIT_CPU, STATS };
+
+static double clock_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void mark_phase(enum phase p)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	g_phase_at[p] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	g_phase_at[p] = clock_seconds(CLOCK_MONOTONIC);
+}
+
+static bool stats_asked(void)
+{
+	const char *ask = getenv("TRAIN_MPI_STATS");
+	return ask != NULL && strcmp(ask, "1") == 0;
 }
 
 /*
@@ -361,23 +376,24 @@ static void mark_phase(enum phase p)
  * bytes sent in combining sums, the number of sums, and the seconds of
  * each phase (MPI_Init, reading, the map, training (with -v and -C: the
  * folds' training; with -C -k its whole search, maps too), the end) to
- * stderr, and the seconds the share's reader thread took (early_read.h;
- * 0 without one), which ran during MPI_Init and the reading phase's
- * start.
+ * stderr, with the main thread's CPU seconds in MPI_Init, and the seconds
+ * the share's reader thread took (early_read.h; 0 without one), which
+ * ran during MPI_Init and the reading phase's start. After MPI_Finalize,
+ * main() adds rank 0's seconds in it.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
-	const char *ask = getenv("TRAIN_MPI_STATS");
-	if (ask == NULL || strcmp(ask, "1") != 0)
+	if (!stats_asked())
 		return;
 	int size;
 	MPI_Comm_size(comm, &size);
 	mark_phase(PHASE_END);
 	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
-	double took[PHASES];
+	double took[STATS];
 	for (int p = 0; p + 1 < PHASES; p++)
 		took[p] = g_phase_at[p + 1] - g_phase_at[p];
-	took[PHASES - 1] = early_read_seconds();
+	took[STAT_READER] = early_read_seconds();
+	took[STAT_INIT_CPU] = g_init_cpu;
 	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
 	double *times = g_rank == 0 ? malloc((size_t)size * sizeof took) : NULL;
 	int ok = g_rank != 0 || (all != NULL && times != NULL);
@@ -387,14 +403,14 @@ static void print_stats_if_asked(MPI_Comm comm)
 		return;
 	}
 	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
-	MPI_Gather(took, PHASES, MPI_DOUBLE, times, PHASES, MPI_DOUBLE, 0, comm);
+	MPI_Gather(took, STATS, MPI_DOUBLE, times, STATS, MPI_DOUBLE, 0, comm);
 	for (int r = 0; g_rank == 0 && r < size; r++) {
-		const double *t = times + (size_t)r * PHASES;
+		const double *t = times + (size_t)r * STATS;
 		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
 			all[2 * r + 1]);
-		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f, reading %.3f, map %.3f,"
-			" training %.3f, saving %.3f; reader thread %.3f\n", r, t[0], t[1], t[2], t[3], t[4],
-			t[5]);
+		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f (CPU %.3f), reading %.3f,"
+			" map %.3f, training %.3f, saving %.3f; reader thread %.3f\n", r, t[0],
+			t[STAT_INIT_CPU], t[1], t[2], t[3], t[4], t[STAT_READER]);
 	}
 	free(all);
 	free(times);
@@ -410,7 +426,10 @@ int main(int argc, char **argv)
 	 */
 	early_read_start(argc, argv, takes_no_argument);
 	int provided;
-	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+	g_init_cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+	int init = MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	g_init_cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - g_init_cpu;
+	if (init != MPI_SUCCESS) {
 		early_read_abandon();
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
@@ -519,6 +538,10 @@ int main(int argc, char **argv)
 	dist_data_free(&d);
 	destroy_param(&o.param);
 	free(o.model_file);
+	double finalize = clock_seconds(CLOCK_MONOTONIC);
 	MPI_Finalize();
+	if (g_rank == 0 && stats_asked())
+		fprintf(stderr, "train-mpi: rank 0 seconds: MPI_Finalize %.3f\n",
+			clock_seconds(CLOCK_MONOTONIC) - finalize);
 	return ok ? 0 : 1;
 }
