@@ -67,6 +67,7 @@ static const char usage_text[] =
 	"-C : find parameters (C for -s 0, 2 and C, p for -s 11), as train -C; with -k, psi and C\n"
 	"     as train -C -k (its walks on all rows scored by the -s solver, not its dual)\n"
 	"-V 0|1, -W 0|1, -T seconds : with -C -k, as train's (every C; write the best model; budget)\n"
+	"-E 0|1 : with -C -k, train's exhaustive search instead: all rows at every psi (default 0)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
 	"-F : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
@@ -233,6 +234,9 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'W':
 			o->search_write = int_value("-W", value, 0, 1);
 			break;
+		case 'E':
+			o->search_exhaustive = int_value("-E", value, 0, 1);
+			break;
 		case 'T':
 			o->search_budget = real_value("-T", value);
 			if (!(o->search_budget >= 0)) {
@@ -266,10 +270,16 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->find_parameters && o->nr_fold == 0)
 		o->nr_fold = 5;	/* train -C's default */
-	if ((o->search_verbose || o->search_write || o->search_budget >= 0)
+	if ((o->search_verbose || o->search_write || o->search_budget >= 0 || o->search_exhaustive)
 		&& !(o->find_parameters && o->ik.kernel != IK_KERNEL_NONE)) {
 		if (g_rank == 0)
-			fprintf(stderr, "ERROR: -V, -W and -T go with -C -k\n");
+			fprintf(stderr, "ERROR: -V, -W, -T and -E go with -C -k\n");
+		exit_all(1);
+	}
+	if (o->search_exhaustive && (o->search_verbose || o->search_write || o->search_budget >= 0)) {
+		/* train -E ignores them; here they are refused rather than ignored */
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: -V, -W and -T are the search's options, not -E 1's\n");
 		exit_all(1);
 	}
 	if (isinf(o->param.eps))
@@ -481,7 +491,11 @@ int main(int argc, char **argv)
 	int ok = 1, writes = !o.find_parameters && o.nr_fold == 0;
 	struct lik_map *map = NULL;
 	void *cells = NULL;
-	if (kernel && o.find_parameters) {
+	if (kernel && o.find_parameters && o.search_exhaustive) {
+		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
+		ok = ksearch_exhaustive(&j, &o, classes, &kernel_params) == 0;
+		writes = 0;
+	} else if (kernel && o.find_parameters) {
 		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
 		int psi;
 		double C, p;

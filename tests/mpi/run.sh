@@ -30,6 +30,8 @@
 #    of psi and C train's (the all-row walks' scores within a few rows: the
 #    primal solver here, the dual there); -W 1's MODEL.ik train's; -s 11's
 #    lines all train's; a negative value named by its global line;
+#  - -C -k -E 1 (the exhaustive search): train's per-psi and Best lines for
+#    1 and 3 processes (aNNE -s 2: every line); -E 1 -W 1 refused;
 #  - the share read in a thread during MPI_Init: it runs on every process
 #    under mpirun, not with TRAIN_MPI_EARLY_READ=0, and the model is the
 #    same; a launcher environment naming another rank and size is not
@@ -307,6 +309,30 @@ if [ -s aus ]; then
 	[ "$(grep -c '(690 rows)' <(no_seconds aus.ck.n1))" -ge 5 ] || ok=1
 	best_close aus.ck.n1 aus.ck.train 0.3 || ok=1
 	check "australian -C -k (690 rows, no subsample): identical for 1 and 3 processes, train's psi and C" $ok
+
+	# -E 1: train -C -k -E 1's exhaustive search (every psi of the grid on all rows, train
+	# -C's walk at each). aNNE -s 2: every line train's; iForest -B 1 and -s 11 at -g 16: the
+	# per-psi and Best lines train's (at C of 2^9 and more, or along -s 11's p walk, a CV
+	# score or the walk's length can differ: the primal solver's stopping point, summed by
+	# blocks, against train's within the same tolerance)
+	psi_lines() { grep -e '^psi = ' -e '^Best psi = ' "$1"; }
+	ok=0
+	for opts in "-k anne -t 10" "-k iforest -t 10 -B 1" "-s 11 -k anne -t 10 -g 16"; do
+		# shellcheck disable=SC2086
+		"$TRAIN" -C $opts -E 1 aus >aus.E.train 2>/dev/null || ok=1
+		[ "$(psi_lines aus.E.train | wc -l)" -ge 2 ] || ok=1
+		for n in 1 3; do
+			# shellcheck disable=SC2086
+			mpi "$n" -m 1 -b 200 -C $opts -E 1 aus >aus.E.n$n 2>/dev/null || ok=1
+			cmp -s <(psi_lines aus.E.n$n) <(psi_lines aus.E.train) || ok=1
+			[ "$opts" != "-k anne -t 10" ] || cmp -s aus.E.n$n aus.E.train || ok=1
+		done
+	done
+	[ "$(psi_lines aus.E.n1 | wc -l)" = 2 ] || ok=1	# -g 16: one psi, then Best
+	check "australian -C -k -E 1: train's lines (aNNE: all of them) for 1 and 3 processes" $ok
+	mpi 2 -m 1 -C -k anne -E 1 -W 1 aus aus.E.model >out 2>err
+	[ $? = 1 ] && [ ! -e aus.E.model ] && grep -q "not -E 1's" err
+	check "-E 1 with -W 1: refused, no model" $?
 
 	# -s 11: the same solver and walks as train -C -k's: the same lines
 	"$TRAIN" -s 11 -C -k anne -t 10 -g 16 aus >aus.ck11.train 2>/dev/null
