@@ -7,13 +7,14 @@
 # side by side: each round runs every command once, in the same order,
 # and each time is the median of REPEAT rounds. Then, from one run of
 # each train-mpi command with TRAIN_MPI_STATS=1, where each process's
-# time went (MPI_Init, reading, training) and the bytes it sent.
+# time went (MPI_Init and its CPU time, reading, training, the reader
+# thread that reads during MPI_Init, MPI_Finalize) and the bytes it sent.
 #
 # Usage (from the repository root, after `make all mpi`):
 #   bash bench/mpi_scaling.sh [ROWS]
 #   BASE_MPI=/path/to/other/train-mpi bash bench/mpi_scaling.sh [ROWS]
 # BASE_MPI: another build of train-mpi (e.g. the commit before a change)
-# run in the same rounds, with --mca pml ob1, and in the phase table.
+# run in the same rounds, with both transports, and in the phase table.
 # The data: ijcnn1 (LIBLINEAR_IK_DATA, default ../shared/data) repeated to
 # ROWS rows (default 500000). Times include reading the file, as a user
 # sees them. The load average is printed before and after: on a loaded
@@ -47,7 +48,7 @@ names=("train -m 1" "train -m 2" "train-mpi -n 1" "train-mpi -n 2" \
 	"train-mpi -n 1 (pml ob1)" "train-mpi -n 2 (pml ob1)")
 BASE_MPI=${BASE_MPI:-}
 if [ -n "$BASE_MPI" ]; then
-	names+=("BASE_MPI -n 1 (pml ob1)" "BASE_MPI -n 2 (pml ob1)")
+	names+=("BASE_MPI -n 1 (pml ob1)" "BASE_MPI -n 2 (pml ob1)" "BASE_MPI -n 1" "BASE_MPI -n 2")
 	echo "BASE_MPI: $BASE_MPI"
 fi
 run_case() {	# run_case K: the K-th command of names, output discarded
@@ -60,6 +61,8 @@ run_case() {	# run_case K: the K-th command of names, output discarded
 	5) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 2 "$ROOT/train-mpi" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	6) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 1 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	7) "$MPIRUN" "${MPI_OPTS[@]}" "${FAST[@]}" -n 2 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
+	8) "$MPIRUN" "${MPI_OPTS[@]}" -n 1 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
+	9) "$MPIRUN" "${MPI_OPTS[@]}" -n 2 "$BASE_MPI" -q -m 1 -s 2 "$TMP/bench" "$TMP/m" ;;
 	esac >/dev/null 2>&1
 }
 declare -A times
@@ -81,7 +84,7 @@ for k in "${!names[@]}"; do
 		"$(echo "$t1 / $tk" | bc -l)" "${times[$k]}"
 done
 pairs=("2 3" "4 5")
-[ -n "$BASE_MPI" ] && pairs+=("6 7" "6 4" "7 5")
+[ -n "$BASE_MPI" ] && pairs+=("8 9" "6 7" "8 2" "9 3" "6 4" "7 5")
 for pair in "${pairs[@]}"; do
 	set -- $pair
 	printf '%s vs %s: %.2fx\n' "${names[$2]}" "${names[$1]}" \
@@ -100,5 +103,8 @@ stats() {	# stats BINARY "MCA OPTIONS": one run of BINARY on 1, then 2 processes
 }
 stats "$ROOT/train-mpi" ""
 stats "$ROOT/train-mpi" "${FAST[*]}"
-[ -n "$BASE_MPI" ] && stats "$BASE_MPI" "${FAST[*]}"
+if [ -n "$BASE_MPI" ]; then
+	stats "$BASE_MPI" ""
+	stats "$BASE_MPI" "${FAST[*]}"
+fi
 echo "load at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"

@@ -1,7 +1,9 @@
 /*
  * dist_data.c - reading one process's blocks of a training set (see
- * dist_data.h). Every step that can fail on one process ends in
- * dist_agree(), so that all processes take the same path through the
+ * dist_data.h): share_read.h reads the process's share alone (perhaps
+ * before MPI_Init); here the processes agree on the blocks and each
+ * keeps the rows it owns. Every step that can fail on one process ends
+ * in dist_agree(), so that all processes take the same path through the
  * collective calls and stop together.
  */
 #include <errno.h>
@@ -12,10 +14,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include "dist_data.h"
-#include "reader.h"
-
-/* Bytes read at a time while looking for the end of a line. */
-enum { SCAN_CHUNK = 65536 };
 
 int dist_rank(MPI_Comm comm)
 {
@@ -40,260 +38,78 @@ int dist_agree(MPI_Comm comm, int ok, const char *message)
 	return 0;
 }
 
-char *dist_rank_path(const char *path, int rank)
-{
-	size_t len = strlen(path) + 16;
-	char *p = malloc(len);
-	if (p != NULL)
-		snprintf(p, len, "%s.%d", path, rank);
-	return p;
-}
-
-/*
- * The first line start at or after pos (0, or just after a '\n'), or size
- * when there is none. -1 on an I/O error.
- */
-static int64_t line_start_from(FILE *f, int64_t pos, int64_t size)
-{
-	if (pos <= 0)
-		return 0;
-	if (pos >= size)
-		return size;
-	/* pos is a line start exactly when the byte before it ends a line */
-	if (fseeko(f, (off_t)(pos - 1), SEEK_SET) != 0)
-		return -1;
-	char buf[SCAN_CHUNK];
-	int64_t at = pos - 1;
-	for (;;) {
-		size_t got = fread(buf, 1, sizeof buf, f);
-		if (got == 0)
-			return ferror(f) ? -1 : size;
-		char *nl = memchr(buf, '\n', got);
-		if (nl != NULL)
-			return at + (nl - buf) + 1;
-		at += (int64_t)got;
-	}
-}
-
-static void set_message(char *msg, size_t room, const char *path, const char *what)
-{
-	snprintf(msg, room, "train-mpi: %s: %s", path, what);
-}
-
-/* ---- parsing a byte range into rows ---- */
-
-struct row_store {
-	double *y;
-	size_t *start;		/* row i's first node in nodes */
-	struct feature_node *nodes;
-	size_t nr_nodes, cap_nodes;
-	int l, cap_rows;
-	int max_index;
-};
-
-static int grow_rows(struct row_store *s)
-{
-	if (s->l < s->cap_rows)
-		return 0;
-	if (s->cap_rows > INT_MAX / 2)
-		return -1;
-	int cap = s->cap_rows ? 2 * s->cap_rows : 1024;
-	double *y = realloc(s->y, (size_t)cap * sizeof *y);
-	if (y == NULL)
-		return -1;
-	s->y = y;
-	size_t *st = realloc(s->start, (size_t)cap * sizeof *st);
-	if (st == NULL)
-		return -1;
-	s->start = st;
-	s->cap_rows = cap;
-	return 0;
-}
-
-static int grow_nodes(struct row_store *s, size_t need)
-{
-	if (s->nr_nodes + need <= s->cap_nodes)
-		return 0;
-	size_t cap = s->cap_nodes ? s->cap_nodes : 4096;
-	while (cap < s->nr_nodes + need)
-		cap *= 2;
-	struct feature_node *n = realloc(s->nodes, cap * sizeof *n);
-	if (n == NULL)
-		return -1;
-	s->nodes = n;
-	s->cap_nodes = cap;
-	return 0;
-}
-
-/*
- * Appends every row of r. Each row gets its features, one spare node for
- * the bias (filled once the global feature count is known) and the
- * terminator. Returns 0, or -1 with the message in msg.
- */
-static int store_rows(struct libsvm_reader *r, const char *path, int64_t limit,
-	struct row_store *s, char *msg, size_t room)
-{
-	for (int64_t read = 0; limit < 0 || read < limit; read++) {
-		double label;
-		struct feature_node *x;
-		size_t nnz;
-		int status = libsvm_reader_next(r, &label, &x, &nnz);
-		if (status == LIBSVM_EOF && limit >= 0) {
-			set_message(msg, room, path, "the file ended before its counted lines (changed while read?)");
-			return -1;
-		}
-		if (status == LIBSVM_EOF)
-			return 0;
-		if (status != LIBSVM_ROW) {
-			set_message(msg, room, path, libsvm_reader_error(r));
-			return -1;
-		}
-		if (s->l == INT_MAX || grow_rows(s) != 0 || grow_nodes(s, nnz + 2) != 0) {
-			set_message(msg, room, path, "out of memory (or more than INT_MAX rows in one process)");
-			return -1;
-		}
-		s->y[s->l] = label;
-		s->start[s->l] = s->nr_nodes;
-		for (size_t k = 0; k < nnz; k++) {
-			if (x[k].index > s->max_index)
-				s->max_index = x[k].index;
-			s->nodes[s->nr_nodes++] = x[k];
-		}
-		/* the bias slot and the terminator: both "end of row" until the bias is known */
-		s->nodes[s->nr_nodes].index = -1;
-		s->nodes[s->nr_nodes++].value = 0;
-		s->nodes[s->nr_nodes].index = -1;
-		s->nodes[s->nr_nodes++].value = 0;
-		s->l++;
-	}
-	return 0;
-}
-
-/*
- * Parses the `rows` lines of f from byte `at` on, which follow
- * lines_before lines of path. The stream is read through the reader's
- * own small buffer: no copy of the share in memory (a fresh buffer the
- * size of the share costs a page fault per 4 KB; bench/results/
- * mpi-scaling.md measures the reading phase before and after).
- */
-static int parse_range(FILE *f, int64_t at, int64_t rows, const char *path,
-	int64_t lines_before, struct row_store *s, char *msg, size_t room)
-{
-	if (rows == 0)
-		return 0;
-	if (fseeko(f, (off_t)at, SEEK_SET) != 0) {
-		set_message(msg, room, path, strerror(errno));
-		return -1;
-	}
-	struct libsvm_reader *r = libsvm_reader_from_stream(f, path);
-	if (r == NULL) {
-		set_message(msg, room, path, "out of memory");
-		return -1;
-	}
-	libsvm_reader_set_lines_before(r, lines_before);
-	int rc = store_rows(r, path, rows, s, msg, room);
-	libsvm_reader_close(r);
-	return rc;
-}
-
 /* ---- the shared file ---- */
 
 /*
- * Line starts in the bytes [begin, end) of f, begin being one: begin (when
- * begin < end) and every offset just after a '\n' before end. Records the
- * offset of each whose global line number (first + count so far) is a
- * multiple of block_rows when starts is not NULL. Reads in chunks of
- * SCAN_CHUNK through one buffer. The number of line starts, or -1 on an
- * I/O error.
+ * The rows this process owns once every share's line count is known:
+ * global rows [own0, own1). The share's speculative rows [before,
+ * before + lines) that fall inside are kept where they lie (from row
+ * *skip of sh->rows on); the owned rows before the share go to *front,
+ * parsed from the start of the first owned block, and those after it are
+ * appended to sh->rows, parsed from the share's end. When the share's
+ * rows were not parsed (a line failed) or none is owned, every owned row
+ * is parsed into *front: an error then names the first bad owned line,
+ * globally numbered, as the reading before the share existed did.
  */
-static int64_t scan_lines(FILE *f, int64_t begin, int64_t end, int64_t first, int block_rows,
-	int64_t *starts, int64_t *nr_starts)
+static int own_rows(struct share *sh, int64_t before, int64_t own0, int64_t own1, int64_t own0_at,
+	struct row_store *front, int *skip, char *msg, size_t room)
 {
-	char buf[SCAN_CHUNK];
-	if (begin < end && fseeko(f, (off_t)begin, SEEK_SET) != 0)
-		return -1;
-	int64_t count = 0, pos = begin;
-	bool line_start = true;
-	while (pos < end) {
-		size_t want = end - pos < SCAN_CHUNK ? (size_t)(end - pos) : SCAN_CHUNK;
-		if (fread(buf, 1, want, f) != want)
-			return -1;
-		size_t at = 0;
-		while (at < want) {
-			if (line_start) {
-				if (starts != NULL && (first + count) % block_rows == 0)
-					starts[(*nr_starts)++] = pos + (int64_t)at;
-				count++;
-				line_start = false;
-			}
-			const char *nl = memchr(buf + at, '\n', want - at);
-			if (nl == NULL)
-				break;
-			at = (size_t)(nl - buf) + 1;
-			line_start = true;
-		}
-		pos += (int64_t)want;
+	int64_t lo = own0 > before ? own0 : before;
+	int64_t hi = own1 < before + sh->lines ? own1 : before + sh->lines;
+	*skip = 0;
+	if (!sh->parsed || lo >= hi) {
+		row_store_free(&sh->rows);	/* none kept: its memory goes back */
+		return share_parse_lines(sh->f, own0_at, own1 - own0, sh->path, own0, front, msg, room);
 	}
-	return count;
+	*skip = (int)(lo - before);
+	sh->rows.l = (int)(hi - before);	/* rows past the owned ones are dropped */
+	sh->rows.nr_nodes = hi - before < sh->lines ? sh->rows.start[hi - before] : sh->rows.nr_nodes;
+	/* front first: its error, if any, is the earliest owned line */
+	if (own0 < before && share_parse_lines(sh->f, own0_at, before - own0, sh->path, own0, front,
+			msg, room) != 0)
+		return -1;
+	if (own1 > hi)
+		return share_parse_lines(sh->f, sh->end, own1 - hi, sh->path, hi, &sh->rows, msg, room);
+	return 0;
 }
 
-static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
-	struct row_store *s, char *msg, size_t room)
+static int read_shared(MPI_Comm comm, struct share *sh, struct dist_data *d,
+	struct row_store *front, int *skip, char *msg, size_t room)
 {
 	int rank, size;
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
-	int ok = 1;
-	int64_t file_size = 0, begin = 0, end = 0, mine = 0;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL) {
-		snprintf(msg, room, "can't open input file %s", path);
-		ok = 0;
-	} else if (fseeko(f, 0, SEEK_END) != 0 || (file_size = (int64_t)ftello(f)) < 0) {
-		set_message(msg, room, path, strerror(errno));
-		ok = 0;
-	} else {
-		/* size * rank fits: file sizes are far below 2^63 / P */
-		begin = line_start_from(f, file_size / size * rank + file_size % size * rank / size, file_size);
-		end = line_start_from(f, file_size / size * (rank + 1)
-			+ file_size % size * (rank + 1) / size, file_size);
-		errno = 0;
-		if (begin < 0 || end < 0 || (mine = scan_lines(f, begin, end, 0, 1, NULL, NULL)) < 0) {
-			set_message(msg, room, path, strerror(errno ? errno : EIO));
-			ok = 0;
-		}
-	}
-	if (!dist_agree(comm, ok, msg))
-		goto fail;
+	if (!dist_agree(comm, sh->ok, sh->msg))
+		return -1;
 
 	/* lines before this share: an exact integer prefix sum */
-	int64_t before = 0, total = 0;
+	int64_t mine = sh->lines, before = 0, total = 0;
 	MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm);
 	if (rank == 0)
 		before = 0;	/* MPI_Exscan leaves rank 0's result undefined */
 	MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, comm);
 	int64_t max_blocks = (total + d->block_rows - 1) / d->block_rows;
 	if (max_blocks > INT_MAX / 2) {
-		snprintf(msg, room, "train-mpi: %s: too many blocks; use a larger -b", path);
+		snprintf(msg, room, "train-mpi: %s: too many blocks; use a larger -b", sh->path);
 		dist_agree(comm, 0, rank == 0 ? msg : NULL);
-		goto fail;
+		return -1;
 	}
 
-	/* where each block starts, in file order (a second pass over the share, from the page cache) */
+	/* where each block starts, in file order (a pass over the share, from the page cache) */
 	int64_t my_blocks = mine / d->block_rows + 2, nr_mine = 0;
 	int64_t *starts = malloc((size_t)my_blocks * sizeof *starts);
 	int64_t *all_starts = malloc((size_t)(max_blocks + 1) * sizeof *all_starts);
 	int *counts = malloc((size_t)size * sizeof *counts);
 	int *displs = malloc((size_t)size * sizeof *displs);
-	ok = starts && all_starts && counts && displs;
+	int ok = starts && all_starts && counts && displs;
 	if (!dist_agree(comm, ok, "train-mpi: out of memory"))
-		goto fail_starts;
+		goto done;
 	errno = 0;
-	ok = scan_lines(f, begin, end, before, d->block_rows, starts, &nr_mine) >= 0;
+	ok = share_scan_lines(sh->f, sh->begin, sh->end, before, d->block_rows, starts, &nr_mine) >= 0;
 	if (!ok)
-		set_message(msg, room, path, strerror(errno ? errno : EIO));
+		snprintf(msg, room, "train-mpi: %s: %s", sh->path, strerror(errno ? errno : EIO));
 	if (!dist_agree(comm, ok, msg))
-		goto fail_starts;
+		goto done;
 	int nr_mine_int = (int)nr_mine;
 	MPI_Allgather(&nr_mine_int, 1, MPI_INT, counts, 1, MPI_INT, comm);
 	int nb = 0;
@@ -302,7 +118,7 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 		nb += counts[p];
 	}
 	MPI_Allgatherv(starts, nr_mine_int, MPI_INT64_T, all_starts, counts, displs, MPI_INT64_T, comm);
-	all_starts[nb] = file_size;
+	all_starts[nb] = sh->file_size;
 
 	/* block b goes to rank b * P / nb: as even as whole blocks allow */
 	for (int p = 0; p <= size; p++)
@@ -315,49 +131,28 @@ static int read_shared(MPI_Comm comm, const char *path, struct dist_data *d,
 	d->first_line = (int64_t)b0 * d->block_rows;
 	d->first_row = d->first_line;	/* every line is a row */
 	int64_t last_row = (int64_t)b1 * d->block_rows < total ? (int64_t)b1 * d->block_rows : total;
-	ok = b1 <= b0 || parse_range(f, all_starts[b0], last_row - d->first_row, path, d->first_line,
-		s, msg, room) == 0;
+	if (b1 <= b0)
+		last_row = d->first_row;	/* no blocks here */
+	ok = own_rows(sh, before, d->first_row, last_row, all_starts[b0], front, skip, msg, room) == 0;
+	ok = dist_agree(comm, ok, msg);
+done:
 	free(starts);
 	free(all_starts);
 	free(counts);
 	free(displs);
-	fclose(f);
-	return dist_agree(comm, ok, msg) ? 0 : -1;
-fail_starts:
-	free(starts);
-	free(all_starts);
-	free(counts);
-	free(displs);
-fail:
-	if (f != NULL)
-		fclose(f);
-	return -1;
+	return ok ? 0 : -1;
 }
 
 /* ---- one file per rank ---- */
 
-static int read_per_rank(MPI_Comm comm, const char *path, struct dist_data *d,
-	struct row_store *s, char *msg, size_t room)
+static int read_per_rank(MPI_Comm comm, struct share *sh, struct dist_data *d)
 {
 	int rank, size;
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
-	char *mine = dist_rank_path(path, rank);
-	int ok = 0;
-	if (mine == NULL) {
-		snprintf(msg, room, "train-mpi: out of memory");
-	} else {
-		struct libsvm_reader *r = libsvm_reader_open(mine);
-		if (r == NULL)
-			snprintf(msg, room, "can't open input file %s", mine);
-		else
-			ok = store_rows(r, mine, -1, s, msg, room) == 0;
-		libsvm_reader_close(r);
-	}
-	free(mine);
-	if (!dist_agree(comm, ok, msg))
+	if (!dist_agree(comm, sh->ok, sh->msg))
 		return -1;
-	int64_t rows = s->l;
+	int64_t rows = sh->rows.l;
 	MPI_Allreduce(&rows, &d->total_rows, 1, MPI_INT64_T, MPI_SUM, comm);
 	/* rows of the files of lower ranks: an exact integer prefix sum */
 	MPI_Exscan(&rows, &d->first_row, 1, MPI_INT64_T, MPI_SUM, comm);
@@ -388,8 +183,46 @@ static int read_per_rank(MPI_Comm comm, const char *path, struct dist_data *d,
 	return 0;
 }
 
-int dist_data_read(MPI_Comm comm, const char *path, bool per_rank, int block_rows, double bias,
+/*
+ * Puts rows [0, front->l) of front, then rows [skip, mid->l) of mid, into
+ * d as its rows (y copied; x pointing into the two stores, whose nodes d
+ * then owns), with the bias node filled in.
+ */
+static int take_rows(struct row_store *front, struct row_store *mid, int skip, double bias,
 	struct dist_data *d)
+{
+	int64_t l = (int64_t)front->l + (mid->l - skip);
+	if (l > INT_MAX)
+		return -1;
+	d->l = (int)l;
+	d->y = malloc((size_t)(l > 0 ? l : 1) * sizeof *d->y);
+	d->x = malloc((size_t)(l > 0 ? l : 1) * sizeof *d->x);
+	if (d->y == NULL || d->x == NULL)
+		return -1;
+	d->nodes_front = front->nodes;
+	d->nodes = mid->nodes;
+	front->nodes = mid->nodes = NULL;	/* d frees them */
+	int i = 0;
+	struct row_store *part[2] = { front, mid };
+	struct feature_node *storage[2] = { d->nodes_front, d->nodes };
+	for (int k = 0; k < 2; k++) {
+		const struct row_store *s = part[k];
+		for (int j = k == 0 ? 0 : skip; j < s->l; j++, i++) {
+			d->y[i] = s->y[j];
+			d->x[i] = storage[k] + s->start[j];
+			if (bias >= 0) {
+				/* the spare node sits right before the row's terminator */
+				size_t end = (j + 1 < s->l ? s->start[j + 1] : s->nr_nodes) - 2;
+				storage[k][end].index = d->n;
+				storage[k][end].value = bias;
+			}
+		}
+	}
+	return 0;
+}
+
+int dist_data_read(MPI_Comm comm, const char *path, bool per_rank, int block_rows, double bias,
+	struct share *early, struct dist_data *d)
 {
 	int rank, size;
 	MPI_Comm_rank(comm, &rank);
@@ -397,50 +230,42 @@ int dist_data_read(MPI_Comm comm, const char *path, bool per_rank, int block_row
 	memset(d, 0, sizeof *d);
 	d->block_rows = block_rows;
 	d->bias = bias;
+	struct share own, *sh = early;
+	if (sh == NULL || !share_is_for(sh, path, per_rank, rank, size)) {
+		/* not read before MPI_Init, or for another file or process (see early_read.h) */
+		if (early != NULL)
+			share_free(early);
+		share_read(&own, path, per_rank, rank, size, NULL);
+		sh = &own;
+	}
+	struct row_store front = { 0 };
+	int skip = 0, rc = -1;
+	char msg[1024] = "";
 	d->first_block_of_rank = malloc((size_t)(size + 1) * sizeof *d->first_block_of_rank);
 	if (!dist_agree(comm, d->first_block_of_rank != NULL, "train-mpi: out of memory"))
-		return -1;
-	struct row_store s = { 0 };
-	char msg[1024] = "";
-	int rc = per_rank ? read_per_rank(comm, path, d, &s, msg, sizeof msg)
-		: read_shared(comm, path, d, &s, msg, sizeof msg);
-	if (rc != 0)
-		goto fail;
+		goto done;
+	if ((per_rank ? read_per_rank(comm, sh, d)
+			: read_shared(comm, sh, d, &front, &skip, msg, sizeof msg)) != 0)
+		goto done;
 	if (d->total_rows == 0) {
 		snprintf(msg, sizeof msg, "ERROR: no data in training file %s%s", path,
 			per_rank ? ".RANK" : "");
 		dist_agree(comm, 0, rank == 0 ? msg : NULL);
-		goto fail;
+		goto done;
 	}
-	MPI_Allreduce(&s.max_index, &d->max_index, 1, MPI_INT, MPI_MAX, comm);
+	/* rows parsed but not owned are rows of the file too: the maximum is the file's */
+	int max_index = front.max_index > sh->rows.max_index ? front.max_index : sh->rows.max_index;
+	MPI_Allreduce(&max_index, &d->max_index, 1, MPI_INT, MPI_MAX, comm);
 	d->n = d->max_index + (bias >= 0 ? 1 : 0);
-	d->l = s.l;
-	d->y = s.y;
-	d->nodes = s.nodes;
-	d->x = malloc((size_t)(s.l > 0 ? s.l : 1) * sizeof *d->x);
-	if (!dist_agree(comm, d->x != NULL, "train-mpi: out of memory")) {
-		free(s.start);
+	if (dist_agree(comm, take_rows(&front, &sh->rows, skip, bias, d) == 0,
+			"train-mpi: out of memory"))
+		rc = 0;
+done:
+	row_store_free(&front);
+	share_free(sh);
+	if (rc != 0)
 		dist_data_free(d);
-		return -1;
-	}
-	for (int i = 0; i < s.l; i++) {
-		d->x[i] = s.nodes + s.start[i];
-		if (bias >= 0) {
-			/* the spare node sits right before the row's terminator */
-			size_t end = (i + 1 < s.l ? s.start[i + 1] : s.nr_nodes) - 2;
-			s.nodes[end].index = d->n;
-			s.nodes[end].value = bias;
-		}
-	}
-	free(s.start);
-	return 0;
-fail:
-	free(s.y);
-	free(s.start);
-	free(s.nodes);
-	free(d->first_block_of_rank);
-	memset(d, 0, sizeof *d);
-	return -1;
+	return rc;
 }
 
 void dist_data_free(struct dist_data *d)
@@ -448,6 +273,7 @@ void dist_data_free(struct dist_data *d)
 	free(d->y);
 	free(d->x);
 	free(d->nodes);
+	free(d->nodes_front);
 	free(d->first_block_of_rank);
 	memset(d, 0, sizeof *d);
 }

@@ -14,11 +14,12 @@
  * file the blocks do not depend on the number of processes, and block b
  * goes to rank b * P / nr_blocks_total: the sums taken block by block
  * (dist_newton.h) are then the same whatever P is.
- *  - Shared file (per_rank false): each process scans the bytes
- *    [size*r/P, size*(r+1)/P) moved to line starts, counts its lines,
- *    and finds where each block starts; the block starts are shared, and
- *    each process then reads and parses exactly its blocks' bytes. Line
- *    numbers in errors are global (lines of the whole file).
+ *  - Shared file (per_rank false): each process parses the bytes
+ *    [size*r/P, size*(r+1)/P) moved to line starts (share_read.h); the
+ *    line counts give every block's first line, and each process keeps
+ *    the parsed rows of its blocks and parses the rest of its blocks
+ *    (near the ends of its share) from the file. Line numbers in errors
+ *    are global (lines of the whole file).
  *  - Per-rank files (per_rank true): process r reads FILE.r whole; its
  *    rows are cut into blocks locally (a block never spans two files),
  *    and line numbers are those of FILE.r. The model then depends on how
@@ -36,12 +37,14 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "linear.h"
+#include "share_read.h"
 
 struct dist_data {
 	int l;				/* rows held here */
 	double *y;			/* their labels or targets */
 	struct feature_node **x;	/* their rows, each ended by index -1 */
-	struct feature_node *nodes;	/* storage of every row */
+	struct feature_node *nodes;	/* storage of the rows (of those after nodes_front's) */
+	struct feature_node *nodes_front;	/* storage of the first rows, or NULL */
 	int64_t first_line;		/* lines of the file(s) before row 0 here (for messages) */
 	int64_t first_row;		/* global number of row 0 here (rows in rank order) */
 	int64_t total_rows;		/* rows over all processes */
@@ -57,11 +60,13 @@ struct dist_data {
 					   block counts are checked to fit an int) */
 };
 
-/* The name of per-rank file r of path, "path.r"; NULL when out of memory. */
-char *dist_rank_path(const char *path, int rank);
-
+/*
+ * early: this process's share as read before MPI_Init (early_read.h), or
+ * NULL; it is used when it was read for these arguments, this rank and
+ * this process count, and freed in any case.
+ */
 int dist_data_read(MPI_Comm comm, const char *path, bool per_rank, int block_rows, double bias,
-	struct dist_data *d);
+	struct share *early, struct dist_data *d);
 
 void dist_data_free(struct dist_data *d);
 

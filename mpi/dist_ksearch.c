@@ -2,6 +2,7 @@
  * dist_ksearch.c - train-mpi -C -k (see dist_ksearch.h): the subsample
  * gathered, the search's walks on all rows done across the processes.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -290,4 +291,87 @@ int ksearch_run(const struct job *j, const struct options *o, const struct class
 	*best_map = want_map ? lik_map_share(t->best_map) : NULL;
 	lik_search_table_free(&t);
 	return ok ? 0 : -1;
+}
+
+/* One line of -E's, as train -C -k -E 1 prints it (rank 0). */
+static void print_exhaustive_line(int rank, const char *prefix, int psi, const struct c_walk_best *r,
+	int regression)
+{
+	if (rank != 0)
+		return;
+	if (regression)
+		printf("%spsi = %d  Best C = %g Best p = %g  CV MSE = %g\n", prefix, psi, r->C, r->p,
+			r->score);
+	else
+		printf("%spsi = %d  Best C = %g  CV accuracy = %g%%\n", prefix, psi, r->C,
+			100.0 * r->score);
+	fflush(stdout);
+}
+
+/*
+ * -C -k -E 1 at one psi: the map built on all rows (as -k builds it), then
+ * train -C's walk over C (and p) on the distributed folds, as
+ * lik_find_parameters runs find_parameters_rows on the mapped rows.
+ */
+static int exhaustive_at(struct ksearch *k, int psi, struct c_walk_best *best)
+{
+	struct row_set X;
+	void *cells = NULL;
+	struct lik_map *map = NULL;
+	int rc = walk_rows(k, psi, &X, &cells, NULL, NULL, &map);
+	struct dist_rows rows = *k->j->rows;
+	rows.X = &X;
+	struct job jj = *k->j;
+	jj.rows = &rows;
+	struct cv_search s;
+	if (rc == 0 && (rc = cv_search_init(&s, &jj, k->o, k->c)) == 0) {
+		rc = cv_search_walk(&s, 0, 0, k->start_C, k->start_p, best, NULL);
+		cv_search_free(&s);
+	}
+	free(cells);
+	lik_map_free(&map);
+	return rc;
+}
+
+int ksearch_exhaustive(const struct job *j, const struct options *o, const struct classes *c,
+	const struct lik_map_params *kernel)
+{
+	int rank = dist_rank(j->comm);
+	if (dist_refuse_negative(j->comm, j->d, kernel, o->input_file, o->per_rank) != 0)
+		return -1;
+	int regression = c == NULL;
+	int rows = j->d->total_rows < INT_MAX ? (int)j->d->total_rows : INT_MAX;
+	/* the kernel's grid (IK psi capped by the rows, minmax's 2^b, acos's 2), as train's */
+	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, rows, LIK_SEARCH_PSI_MAX);
+	int first = g.first, last = g.last;
+	if (o->ik.psi_given) {
+		first = last = o->ik.psi;	/* -g fixes psi: search C only */
+	} else if (first > last) {
+		if (rank == 0)
+			fprintf(stderr, "ERROR: -C with -k needs at least %d training rows (psi starts at %d)\n",
+				first, first);
+		return -1;
+	}
+	if (rank == 0)
+		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	struct lik_map_params at = *kernel;
+	struct ksearch k = { j, o, c, &at, NULL, o->C_given ? o->param.C : -1,
+		o->p_given ? o->param.p : -1, 0 };
+	int best_psi = 0;
+	struct c_walk_best best = { 0 };
+	for (int psi = first; psi <= last; psi *= g.factor) {
+		at.psi = psi;
+		struct c_walk_best r;
+		if (exhaustive_at(&k, psi, &r) != 0)
+			return -1;
+		print_exhaustive_line(rank, "", psi, &r, regression);
+		if (best_psi == 0 || (regression ? r.score < best.score : r.score > best.score)) {
+			best_psi = psi;
+			best = r;
+		}
+		if (psi > last / g.factor)
+			break;	/* psi *= factor would pass last (and could overflow) */
+	}
+	print_exhaustive_line(rank, "Best ", best_psi, &best, regression);
+	return 0;
 }

@@ -31,4 +31,16 @@ int ksearch_run(const struct job *j, const struct options *o, const struct class
 	const struct lik_map_params *kernel, int want_map, int *best_psi, double *best_C,
 	double *best_p, struct lik_map **best_map);
 
+/*
+ * -C -k -E 1: train -C -k -E 1's exhaustive search, collective. At every
+ * psi of the kernel's grid (train's: lik_psi_grid_of over all rows; -g's
+ * psi alone) the map is built on all rows as -k builds it and train -C's
+ * walk over C (and p) runs on dist_cv.h's folds, the same walk as
+ * train's find_parameters on the mapped rows. Rank 0 prints train's
+ * lines: one per psi and the Best line. Writes no model (train -E
+ * writes none). 0, or -1 on every process after one message.
+ */
+int ksearch_exhaustive(const struct job *j, const struct options *o, const struct classes *c,
+	const struct lik_map_params *kernel);
+
 #endif /* LIBLINEAR_IK_DIST_KSEARCH_H */

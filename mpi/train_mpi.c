@@ -31,6 +31,7 @@
 #include "dist_train.h"
 #include "dist_cv.h"
 #include "dist_ksearch.h"
+#include "early_read.h"
 #include "train_mpi.h"
 #include "print.h"
 #include "ik_model.h"
@@ -66,6 +67,7 @@ static const char usage_text[] =
 	"-C : find parameters (C for -s 0, 2 and C, p for -s 11), as train -C; with -k, psi and C\n"
 	"     as train -C -k (its walks on all rows scored by the -s solver, not its dual)\n"
 	"-V 0|1, -W 0|1, -T seconds : with -C -k, as train's (every C; write the best model; budget)\n"
+	"-E 0|1 : with -C -k, train's exhaustive search instead: all rows at every psi (default 0)\n"
 	"-q : quiet mode (no outputs)\n"
 	"-m threads : OpenMP threads per process (default: OpenMP's choice)\n"
 	"-F : each process reads its own file training_set_file.RANK (RANK = 0..P-1)\n"
@@ -83,6 +85,7 @@ static int g_rank;
 /* Every process reaches this at the same point; rank 0 speaks for all. */
 static void exit_all(int status)
 {
+	early_read_abandon();
 	MPI_Finalize();
 	exit(status);
 }
@@ -155,6 +158,7 @@ static char *default_model_file(const char *input_file)
 	return name;
 }
 
+/* Also early_read.h's guide to argv before MPI_Init. */
 static bool takes_no_argument(char letter)
 {
 	return letter == 'q' || letter == 'R' || letter == 'F' || letter == 'C';
@@ -230,6 +234,9 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 		case 'W':
 			o->search_write = int_value("-W", value, 0, 1);
 			break;
+		case 'E':
+			o->search_exhaustive = int_value("-E", value, 0, 1);
+			break;
 		case 'T':
 			o->search_budget = real_value("-T", value);
 			if (!(o->search_budget >= 0)) {
@@ -263,10 +270,16 @@ static void parse_command_line(int argc, char **argv, struct options *o)
 	}
 	if (o->find_parameters && o->nr_fold == 0)
 		o->nr_fold = 5;	/* train -C's default */
-	if ((o->search_verbose || o->search_write || o->search_budget >= 0)
+	if ((o->search_verbose || o->search_write || o->search_budget >= 0 || o->search_exhaustive)
 		&& !(o->find_parameters && o->ik.kernel != IK_KERNEL_NONE)) {
 		if (g_rank == 0)
-			fprintf(stderr, "ERROR: -V, -W and -T go with -C -k\n");
+			fprintf(stderr, "ERROR: -V, -W, -T and -E go with -C -k\n");
+		exit_all(1);
+	}
+	if (o->search_exhaustive && (o->search_verbose || o->search_write || o->search_budget >= 0)) {
+		/* train -E ignores them; here they are refused rather than ignored */
+		if (g_rank == 0)
+			fprintf(stderr, "ERROR: -V, -W and -T are the search's options, not -E 1's\n");
 		exit_all(1);
 	}
 	if (isinf(o->param.eps))
@@ -345,12 +358,27 @@ static int save_on_rank_0(const struct model *m, const struct lik_map *map, cons
  */
 enum phase { PHASE_START, PHASE_INIT, PHASE_READ, PHASE_MAP, PHASE_TRAIN, PHASE_END, PHASES };
 static double g_phase_at[PHASES];
+/* CPU seconds of the main thread in MPI_Init: is it working or waiting? */
+static double g_init_cpu;
+/* Per process, gathered: the phases' seconds, then these. */
+enum { STAT_READER = PHASES - 1, STAT_INIT_CPU, STATS };
+
+static double clock_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void mark_phase(enum phase p)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	g_phase_at[p] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	g_phase_at[p] = clock_seconds(CLOCK_MONOTONIC);
+}
+
+static bool stats_asked(void)
+{
+	const char *ask = getenv("TRAIN_MPI_STATS");
+	return ask != NULL && strcmp(ask, "1") == 0;
 }
 
 /*
@@ -358,20 +386,24 @@ static void mark_phase(enum phase p)
  * bytes sent in combining sums, the number of sums, and the seconds of
  * each phase (MPI_Init, reading, the map, training (with -v and -C: the
  * folds' training; with -C -k its whole search, maps too), the end) to
- * stderr.
+ * stderr, with the main thread's CPU seconds in MPI_Init, and the seconds
+ * the share's reader thread took (early_read.h; 0 without one), which
+ * ran during MPI_Init and the reading phase's start. After MPI_Finalize,
+ * main() adds rank 0's seconds in it.
  */
 static void print_stats_if_asked(MPI_Comm comm)
 {
-	const char *ask = getenv("TRAIN_MPI_STATS");
-	if (ask == NULL || strcmp(ask, "1") != 0)
+	if (!stats_asked())
 		return;
 	int size;
 	MPI_Comm_size(comm, &size);
 	mark_phase(PHASE_END);
 	long long mine[2] = { dist_bytes_sent(), dist_sums_taken() };
-	double took[PHASES - 1];
+	double took[STATS];
 	for (int p = 0; p + 1 < PHASES; p++)
 		took[p] = g_phase_at[p + 1] - g_phase_at[p];
+	took[STAT_READER] = early_read_seconds();
+	took[STAT_INIT_CPU] = g_init_cpu;
 	long long *all = g_rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
 	double *times = g_rank == 0 ? malloc((size_t)size * sizeof took) : NULL;
 	int ok = g_rank != 0 || (all != NULL && times != NULL);
@@ -381,13 +413,14 @@ static void print_stats_if_asked(MPI_Comm comm)
 		return;
 	}
 	MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
-	MPI_Gather(took, PHASES - 1, MPI_DOUBLE, times, PHASES - 1, MPI_DOUBLE, 0, comm);
+	MPI_Gather(took, STATS, MPI_DOUBLE, times, STATS, MPI_DOUBLE, 0, comm);
 	for (int r = 0; g_rank == 0 && r < size; r++) {
-		const double *t = times + (size_t)r * (PHASES - 1);
+		const double *t = times + (size_t)r * STATS;
 		fprintf(stderr, "train-mpi: rank %d sent %lld bytes in %lld sums\n", r, all[2 * r],
 			all[2 * r + 1]);
-		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f, reading %.3f, map %.3f,"
-			" training %.3f, saving %.3f\n", r, t[0], t[1], t[2], t[3], t[4]);
+		fprintf(stderr, "train-mpi: rank %d seconds: MPI_Init %.3f (CPU %.3f), reading %.3f,"
+			" map %.3f, training %.3f, saving %.3f; reader thread %.3f\n", r, t[0],
+			t[STAT_INIT_CPU], t[1], t[2], t[3], t[4], t[STAT_READER]);
 	}
 	free(all);
 	free(times);
@@ -396,7 +429,18 @@ static void print_stats_if_asked(MPI_Comm comm)
 int main(int argc, char **argv)
 {
 	mark_phase(PHASE_START);
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+	/*
+	 * MPI_Init mostly waits: the share is read meanwhile, in a thread that
+	 * makes no MPI call (early_read.h). FUNNELED: threads (that one, and
+	 * OpenMP's when training), only the main one calling MPI.
+	 */
+	early_read_start(argc, argv, takes_no_argument);
+	int provided;
+	g_init_cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+	int init = MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	g_init_cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - g_init_cpu;
+	if (init != MPI_SUCCESS) {
+		early_read_abandon();
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
 	}
@@ -419,7 +463,8 @@ int main(int argc, char **argv)
 		exit_all(1);
 	/* the map reads rows without the bias node; the mapped rows get their own */
 	struct dist_data d;
-	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias, &d) != 0)
+	if (dist_data_read(comm, o.input_file, o.per_rank, o.block_rows, kernel ? -1 : o.bias,
+			early_read_take(), &d) != 0)
 		exit_all(1);
 	mark_phase(PHASE_READ);
 	struct problem checked = { .l = (int)(d.total_rows < INT_MAX ? d.total_rows : INT_MAX),
@@ -446,7 +491,11 @@ int main(int argc, char **argv)
 	int ok = 1, writes = !o.find_parameters && o.nr_fold == 0;
 	struct lik_map *map = NULL;
 	void *cells = NULL;
-	if (kernel && o.find_parameters) {
+	if (kernel && o.find_parameters && o.search_exhaustive) {
+		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
+		ok = ksearch_exhaustive(&j, &o, classes, &kernel_params) == 0;
+		writes = 0;
+	} else if (kernel && o.find_parameters) {
 		mark_phase(PHASE_MAP);	/* the search's maps count as its training */
 		int psi;
 		double C, p;
@@ -503,6 +552,10 @@ int main(int argc, char **argv)
 	dist_data_free(&d);
 	destroy_param(&o.param);
 	free(o.model_file);
+	double finalize = clock_seconds(CLOCK_MONOTONIC);
 	MPI_Finalize();
+	if (g_rank == 0 && stats_asked())
+		fprintf(stderr, "train-mpi: rank 0 seconds: MPI_Finalize %.3f\n",
+			clock_seconds(CLOCK_MONOTONIC) - finalize);
 	return ok ? 0 : 1;
 }

@@ -25,6 +25,7 @@ struct options {
 	int search_verbose;	/* -V 1: -C -k prints every C tried */
 	int search_write;	/* -W 1: -C -k writes the best model */
 	double search_budget;	/* -T seconds (< 0: the library's default) */
+	int search_exhaustive;	/* -E 1: -C -k tries all rows at every psi */
 };
 
 #endif /* LIBLINEAR_IK_TRAIN_MPI_H */

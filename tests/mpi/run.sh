@@ -30,6 +30,14 @@
 #    of psi and C train's (the all-row walks' scores within a few rows: the
 #    primal solver here, the dual there); -W 1's MODEL.ik train's; -s 11's
 #    lines all train's; a negative value named by its global line;
+#  - -C -k -E 1 (the exhaustive search): train's per-psi and Best lines for
+#    1 and 3 processes (aNNE -s 2: every line); -E 1 -W 1 refused;
+#  - the share read in a thread during MPI_Init: it runs on every process
+#    under mpirun, not with TRAIN_MPI_EARLY_READ=0, and the model is the
+#    same; a launcher environment naming another rank and size is not
+#    trusted (the whole file's model); bad lines read in one process's
+#    share but owned by another are reported once, by the owner, first
+#    bad line first;
 #  - a process killed during training leaves no model file (nor temporary).
 # Environment: LIBLINEAR_IK_DATA (default ../shared/data), MPIRUN (mpirun).
 set -u
@@ -302,6 +310,30 @@ if [ -s aus ]; then
 	best_close aus.ck.n1 aus.ck.train 0.3 || ok=1
 	check "australian -C -k (690 rows, no subsample): identical for 1 and 3 processes, train's psi and C" $ok
 
+	# -E 1: train -C -k -E 1's exhaustive search (every psi of the grid on all rows, train
+	# -C's walk at each). aNNE -s 2: every line train's; iForest -B 1 and -s 11 at -g 16: the
+	# per-psi and Best lines train's (at C of 2^9 and more, or along -s 11's p walk, a CV
+	# score or the walk's length can differ: the primal solver's stopping point, summed by
+	# blocks, against train's within the same tolerance)
+	psi_lines() { grep -e '^psi = ' -e '^Best psi = ' "$1"; }
+	ok=0
+	for opts in "-k anne -t 10" "-k iforest -t 10 -B 1" "-s 11 -k anne -t 10 -g 16"; do
+		# shellcheck disable=SC2086
+		"$TRAIN" -C $opts -E 1 aus >aus.E.train 2>/dev/null || ok=1
+		[ "$(psi_lines aus.E.train | wc -l)" -ge 2 ] || ok=1
+		for n in 1 3; do
+			# shellcheck disable=SC2086
+			mpi "$n" -m 1 -b 200 -C $opts -E 1 aus >aus.E.n$n 2>/dev/null || ok=1
+			cmp -s <(psi_lines aus.E.n$n) <(psi_lines aus.E.train) || ok=1
+			[ "$opts" != "-k anne -t 10" ] || cmp -s aus.E.n$n aus.E.train || ok=1
+		done
+	done
+	[ "$(psi_lines aus.E.n1 | wc -l)" = 2 ] || ok=1	# -g 16: one psi, then Best
+	check "australian -C -k -E 1: train's lines (aNNE: all of them) for 1 and 3 processes" $ok
+	mpi 2 -m 1 -C -k anne -E 1 -W 1 aus aus.E.model >out 2>err
+	[ $? = 1 ] && [ ! -e aus.E.model ] && grep -q "not -E 1's" err
+	check "-E 1 with -W 1: refused, no model" $?
+
 	# -s 11: the same solver and walks as train -C -k's: the same lines
 	"$TRAIN" -s 11 -C -k anne -t 10 -g 16 aus >aus.ck11.train 2>/dev/null
 	ok=0
@@ -317,6 +349,61 @@ mpi 4 -m 1 -C -k minmax negative neg.ck >out 2>err
 [ $? = 1 ] && [ ! -e neg.ck ] && [ "$(grep -c '^ERROR' err)" = 1 ] \
 	&& grep -q "^ERROR: negative line 20000: feature [0-9]* is negative" err
 check "-C -k minmax: a negative value in rank 2's share named by its line in the whole file, exit 1" $?
+
+# the share read in a thread during MPI_Init (mpi/early_read.h): every process's reader
+# thread ran under mpirun (TRAIN_MPI_STATS says how long it took), none with
+# TRAIN_MPI_EARLY_READ=0, and the model is the same bytes either way
+reader_threads() {	# reader_threads FILE: the processes whose reader thread took > 0 s
+	grep -c 'reader thread [0-9.]*[1-9]' "$1"
+}
+ok=0
+TRAIN_MPI_STATS=1 "$MPIRUN" "${MPI_OPTS[@]}" -x TRAIN_MPI_STATS -n 3 "$TRAIN_MPI" -q -m 1 -s 2 a9a early.on \
+	2>early.on.err || ok=1
+[ "$(reader_threads early.on.err)" = 3 ] || ok=1
+TRAIN_MPI_STATS=1 TRAIN_MPI_EARLY_READ=0 "$MPIRUN" "${MPI_OPTS[@]}" -x TRAIN_MPI_STATS \
+	-x TRAIN_MPI_EARLY_READ -n 3 "$TRAIN_MPI" -q -m 1 -s 2 a9a early.off 2>early.off.err || ok=1
+[ "$(reader_threads early.off.err)" = 0 ] && [ "$(grep -c 'reader thread 0.000' early.off.err)" = 3 ] || ok=1
+cmp -s early.on a9a.2.n1 && cmp -s early.off a9a.2.n1 || ok=1
+check "reader thread during MPI_Init: on every process under mpirun, off with TRAIN_MPI_EARLY_READ=0, the same model" $ok
+
+# a launcher environment that names another rank and size than MPI gives: the share read
+# for it is not used. One process without mpirun (a singleton: the environment is ours)
+# told it is rank 1 of 2 reads the second half early; the model must still be the whole
+# file's (the second half's would differ). Open MPI's variables, then MPICH's.
+ok=0
+for vars in "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2" "PMI_RANK=1 PMI_SIZE=2"; do
+	# shellcheck disable=SC2086
+	env $vars TRAIN_MPI_STATS=1 timeout 120 "$TRAIN_MPI" -q -m 1 -s 2 a9a early.env 2>early.env.err || ok=1
+	[ "$(reader_threads early.env.err)" = 1 ] && cmp -s early.env a9a.2.n1 || ok=1
+done
+check "an environment naming another rank and size: its early read unused, the whole file's model" $ok
+
+# share_first_line FILE P R: the first line of rank R's byte share of FILE among P processes
+# (bytes from size/P*R + size%P*R/P, moved on to a line start: share_read.h)
+share_first_line() {
+	local size pos
+	size=$(stat -c %s "$1")
+	pos=$((size / $2 * $3 + size % $2 * $3 / $2))
+	[ "$pos" = 0 ] && { echo 1; return; }
+	echo $(($(head -c $((pos - 1)) "$1" | tr -cd '\n' | wc -c) + 2))
+}
+# Bad lines read in one process's share but owned by another (blocks of 8192 rows; a9a's
+# 4 blocks on 3 processes: rank 0 owns lines 1-8192, rank 1 8193-16384, rank 2 the rest;
+# rank 0's share runs past line 8192; on 2 processes rank 0 owns 1-16384 and rank 1's share
+# starts before 16384). The owner parses them again: one message, the first bad line.
+ok=0
+r1=$(share_first_line a9a 3 1)
+r1of2=$(share_first_line a9a 2 1)
+[ "$r1" -gt 9001 ] && [ "$r1of2" -lt 16370 ] || { ok=1; echo "a9a's shares are not where this test expects: $r1 $r1of2"; }
+sed -e '9000s/^\([^ ]*\) /\1 3:abc /' -e '9001s/^[^ ]* /x /' a9a >bad.r0
+mpi 3 -m 1 bad.r0 bad.model >out 2>err
+[ $? = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad.r0: Wrong input format at line 9000: " err \
+	&& [ "$(grep -c 'Wrong input format' err)" = 1 ] || ok=1
+sed -e '16370s/^\([^ ]*\) /\1 3:abc /' -e '16384s/^[^ ]* /x /' a9a >bad.r1
+mpi 2 -m 1 bad.r1 bad.model >out 2>err
+[ $? = 1 ] && [ ! -e bad.model ] && grep -q "^train-mpi: bad.r1: Wrong input format at line 16370: " err \
+	&& [ "$(grep -c 'Wrong input format' err)" = 1 ] || ok=1
+check "bad lines in one process's share and another's blocks: the owner's message, the first line" $ok
 
 # a bad line in the third process's share (4 processes, blocks of 8192:
 # rank 2 holds lines 16385..24576): named by its line in the whole file
