@@ -47,7 +47,15 @@ MB = 1e6
 
 
 def peak(cmd, stopped_ok=False):
-    """(peak RSS in bytes, wall seconds) of cmd under /usr/bin/time -v; fails loudly.
+    """(peak RSS in bytes, wall seconds) of cmd under /usr/bin/time -v; fails loudly."""
+    return measure(cmd, stopped_ok)[:2]
+
+
+def measure(cmd, stopped_ok=False):
+    """(peak RSS in bytes, wall seconds, CPU seconds) of cmd under /usr/bin/time -v.
+
+    CPU (user + system) is given beside the wall time because on a shared, loaded machine it
+    moves less with the load than the wall time does (it still does some: shared caches).
 
     stopped_ok: cmd runs under timeout(1), and its exit 124 (stopped) gives wall None; the
     peak is then the child's until it was stopped (wait4's maximum covers reaped children).
@@ -61,7 +69,9 @@ def peak(cmd, stopped_ok=False):
     elif r.returncode != 0:
         sys.exit(f"failed ({r.returncode}): {' '.join(map(str, cmd))}\n{r.stderr}")
     kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    return kb * 1024, wall
+    cpu = sum(float(re.search(rf"{w} time \(seconds\): ([0-9.]+)", r.stderr).group(1))
+        for w in ("User", "System"))
+    return kb * 1024, wall, cpu
 
 
 def rows_of(path):
@@ -137,8 +147,9 @@ def growth(a):
     print(f"machine: {machine()}; -k anne -t {T} -g {PSI} -m {a.threads}, binary,"
         f" {'image-like (bench/make_images.py --binary)' if a.images else 'covtype-like'}"
         f" {dims} columns", flush=True)
-    print("| rows | run | peak RSS (MB) | .ik (MB) | cells (MB) | wall (s) | us per row | load |")
-    print("|---:|---|---:|---:|---:|---:|---:|---|", flush=True)
+    print("| rows | run | peak RSS (MB) | .ik (MB) | cells (MB) | wall (s) | us per row |"
+        " CPU (s) | CPU us per row | load |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|", flush=True)
     last = {}
     for n in (int(x) for x in a.rows.split(",")):
         data = work / f"{'images' if a.images else 'dense'}{n}.libsvm"
@@ -151,8 +162,8 @@ def growth(a):
         size = data.stat().st_size
         for solver in a.solvers.split(","):
             model = work / f"g{solver}.model"
-            p, s = peak([ROOT / "train", "-k", "anne", "-t", T, "-g", PSI, "-s", solver, "-m",
-                a.threads, "-q", data, model])
+            p, s, c = measure([ROOT / "train", "-k", "anne", "-t", T, "-g", PSI, "-s", solver,
+                "-m", a.threads, "-q", data, model])
             ik = Path(str(model) + ".ik").stat().st_size
             extra = ""
             if solver in last:
@@ -160,25 +171,26 @@ def growth(a):
                 extra = f" ({(p - q) / (n - m):.0f} bytes per added row)"
             last[solver] = (n, p)
             print(f"| {n} | train -k -s {solver} | {p / MB:.1f}{extra} | {ik / MB:.1f} |"
-                f" {n * T * 2 / MB:.1f} | {s:.1f} | {s / n * 1e6:.1f} | {load()} |", flush=True)
+                f" {n * T * 2 / MB:.1f} | {s:.1f} | {s / n * 1e6:.1f} | {c:.1f} | {c / n * 1e6:.1f} |"
+                f" {load()} |", flush=True)
         if a.upstream and n <= a.upstream_max_rows:
-            p, s = peak(["timeout", a.upstream_limit, a.upstream, "-s", "1", "-q", data,
+            p, s, c = measure(["timeout", a.upstream_limit, a.upstream, "-s", "1", "-q", data,
                 work / "up.model"], stopped_ok=True)
             note = f" (stopped at {a.upstream_limit} s, still training)" if s is None else ""
             wall = a.upstream_limit if s is None else f"{s:.1f}"
             per = "-" if s is None else f"{s / n * 1e6:.1f}"
             print(f"| {n} | upstream train -s 1{note} | {p / MB:.1f} | - | - | {wall} | {per} |"
-                f" {load()} |", flush=True)
+                f" {c:.1f} | - | {load()} |", flush=True)
         if n in a.predict_at:
             model = work / f"g{a.solvers.split(',')[0]}.model"
-            for m in (10000, n):
+            for m in sorted({min(10000, n), n}):
                 test = data
                 if m < n:
                     test = work / f"test{m}.libsvm"
                     head(data, m, test)
-                p, s = peak([ROOT / "predict", "-m", a.threads, test, model, work / "out"])
+                p, s, c = measure([ROOT / "predict", "-m", a.threads, test, model, work / "out"])
                 print(f"| {n} | predict, {m} test rows | {p / MB:.1f} | - | - | {s:.1f} |"
-                    f" {s / m * 1e6:.1f} | {load()} |", flush=True)
+                    f" {s / m * 1e6:.1f} | {c:.1f} | {c / m * 1e6:.1f} | {load()} |", flush=True)
                 if m < n:
                     test.unlink()
         print(f"(rows {n}: {size / 1e9:.2f} GB of text)", flush=True)
