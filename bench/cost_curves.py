@@ -16,7 +16,17 @@ thread for ours so the comparison with upstream's single-threaded train is
 like for like. Writes the markdown table to stdout, the raw numbers to
 --json and the plot (two panels, log-log) to --png.
 
+With --images-log (default bench/results/issue22-images-growth.txt when it
+exists) the plot also shows the 784-column image-like points that
+`bench/stream_memory.py growth --images` printed there (binary train -k anne
+-t 100 -g 256 -s 1 -m 2 and upstream's -s 1 on the same files; a run stopped
+by its time limit shows its memory only), as separate, dotted series: their
+own data, threads and psi, not comparable point for point with the 54-column
+runs. --plot-only redraws the plot and prints the table from --json without
+running anything.
+
 Usage: bench/cost_curves.py [--rows 10000,100000,1000000] [--repeats 3]
+       bench/cost_curves.py --plot-only
 """
 import argparse
 import json
@@ -64,7 +74,29 @@ def measure(cmd, work):
     return took, kb * 1024
 
 
-def plot(results, rows, png):
+def images_points(log):
+    """{series: {rows: (wall seconds or None, peak bytes)}} from a growth --images log.
+
+    Its table lines are "| rows | run | peak RSS (MB)[ (...)] | .ik | cells | wall (s) | ...";
+    a wall that is not a number (upstream stopped at its limit) gives None.
+    """
+    names = {"train -k -s 1": "ours -k anne -g 256 -s 1 -m 2, 784 cols",
+             "upstream train -s 1": "upstream -s 1, 784 cols"}
+    out = {}
+    for line in Path(log).read_text().splitlines():
+        f = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(f) < 6 or not f[0].isdigit():
+            continue
+        stopped = "stopped" in f[1]
+        run = f[1].split(" (")[0]
+        if run not in names:
+            continue
+        wall = None if stopped else float(f[5])
+        out.setdefault(names[run], {})[int(f[0])] = (wall, float(f[2].split()[0]) * 1e6)
+    return out
+
+
+def plot(results, rows, png, images=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -75,16 +107,45 @@ def plot(results, rows, png):
         ax1.plot(xs, [results[name][str(n)]["wall_s"] for n in xs], style, marker="o", label=name)
         ax2.plot(xs, [results[name][str(n)]["peak_rss_bytes"] / MB for n in xs], style,
                  marker="o", label=name)
+    for name, pts in (images or {}).items():
+        xs = sorted(pts)
+        tx = [n for n in xs if pts[n][0] is not None]
+        style = "--" if name.startswith("upstream") else ":"
+        ax1.plot(tx, [pts[n][0] for n in tx], style, marker="s", label=name)
+        ax2.plot(xs, [pts[n][1] / MB for n in xs], style, marker="s", label=name)
     for ax, what in ((ax1, "wall time (s)"), (ax2, "peak RSS (MB)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("training rows (covtype-like, 54 columns)")
+        ax.set_xlabel("training rows (covtype-like, 54 columns; squares: 784-column images)"
+                      if images else "training rows (covtype-like, 54 columns)")
         ax.set_ylabel(what)
         ax.grid(True, which="both", alpha=0.3)
     ax1.legend(fontsize=8)
-    fig.suptitle("train: cost against rows (one thread)")
+    fig.suptitle("train: cost against rows (one thread; the 784-column squares -m 2)" if images
+                 else "train: cost against rows (one thread)")
     fig.tight_layout()
     fig.savefig(png, dpi=110)
+
+
+def print_table(results, rows, images):
+    print("| rows | " + " | ".join(f"{name}: s / MB" for name in results) + " |")
+    print("|---:" + "|---:" * len(results) + "|")
+    for n in rows:
+        cells = []
+        for name in results:
+            x = results[name].get(str(n))
+            cells.append(f"{x['wall_s']:.2f} / {x['peak_rss_bytes'] / MB:.0f}" if x else "-")
+        print(f"| {n} | " + " | ".join(cells) + " |")
+    if images:
+        print("\n784-column image-like points (growth --images log; '-' where upstream was stopped):\n")
+        print("| rows | " + " | ".join(f"{name}: s / MB" for name in images) + " |")
+        print("|---:" + "|---:" * len(images) + "|")
+        for n in sorted({n for pts in images.values() for n in pts}):
+            cells = []
+            for pts in images.values():
+                w, b = pts.get(n, (None, None))
+                cells.append("-" if b is None else f"{'-' if w is None else f'{w:.1f}'} / {b / MB:.0f}")
+            print(f"| {n} | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -103,7 +164,18 @@ def main():
                     help="comma-separated run names to leave out, e.g. 'ours -s 1,upstream -s 1'")
     ap.add_argument("--merge", action="store_true",
                     help="add these row counts to the results already in --json (e.g. a later 4M run)")
+    ap.add_argument("--images-log", default=str(ROOT / "bench" / "results" / "issue22-images-growth.txt"),
+                    help="growth --images output whose points join the plot (skipped when missing)")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="redraw the plot and print the table from --json, running nothing")
     a = ap.parse_args()
+    images = images_points(a.images_log) if Path(a.images_log).exists() else None
+    if a.plot_only:
+        with open(a.json) as f:
+            saved = json.load(f)
+        print_table(saved["results"], saved["meta"]["rows"], images)
+        plot(saved["results"], saved["meta"]["rows"], a.png, images)
+        return
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = [int(x) for x in a.rows.split(",")]
@@ -163,16 +235,9 @@ def main():
               f"{' '.join(f'{x:.2f}' for x in e['load_before'])}, after "
               f"{' '.join(f'{x:.2f}' for x in e['load_after'])}.")
     print()
-    print("| rows | " + " | ".join(f"{name}: s / MB" for name in results) + " |")
-    print("|---:" + "|---:" * len(results) + "|")
-    for n in rows:
-        cells = []
-        for name in results:
-            x = results[name].get(str(n))
-            cells.append(f"{x['wall_s']:.2f} / {x['peak_rss_bytes'] / MB:.0f}" if x else "-")
-        print(f"| {n} | " + " | ".join(cells) + " |")
+    print_table(results, rows, images)
     try:
-        plot(results, rows, a.png)
+        plot(results, rows, a.png, images)
     except ImportError as e:
         print(f"(no plot: {e})", file=sys.stderr)
 
