@@ -34,6 +34,7 @@
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
+#include "ik_search_stream.h"
 #include "ik_stream.h"
 #include "lik_internal.h"
 #include "linear.h"
@@ -671,9 +672,13 @@ static void print_search_row(const struct lik_search_row *r, void *context)
 	}
 }
 
-/* -C -k: lik_search, its table as one line per psi, the best, the baseline, the command. */
-static void run_kernel_search(const struct problem *prob, const struct lik_map_params *kernel,
-	const struct options *o)
+/*
+ * -C -k: lik_search, its table as one line per psi, the best, the baseline,
+ * the command. On prob's rows, or (prob NULL) on stream's file read in
+ * passes (ik_search_stream.h): the same lines and model either way.
+ */
+static void run_kernel_search(const struct problem *prob, struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
 	struct lik_map_params at = *kernel;
@@ -684,17 +689,24 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 	if (o->search_budget >= 0)
 		so.time_budget = o->search_budget;
 	struct progress g = { isatty(fileno(stderr)), regression, 0, 0, 0, 0 };
-	int stage_rows = prob->l < so.subsample_rows ? prob->l : so.subsample_rows;
+	int l = prob != NULL ? prob->l : stream->l;
+	int stage_rows = l < so.subsample_rows ? l : so.subsample_rows;
 	struct lik_psi_grid grid = lik_psi_grid_of(kernel->kernel, stage_rows, so.grid_max);
 	for (long long psi = grid.first; psi <= grid.last; psi *= grid.factor)
 		g.psi_left++;
 	so.on_row = print_search_row;
 	so.context = &g;
 	struct lik_error err;
-	struct lik_search_table *t = lik_search(prob, &o->param, &at, o->nr_fold,
-		search_start_C(o), search_start_p(o), &so, &err);
-	if (t == NULL)
+	struct lik_search_table *t;
+	if (prob == NULL) {
+		t = ik_search_stream(stream, &o->param, &at, o->nr_fold, search_start_C(o),
+			search_start_p(o), &so, o->bias);
+		if (t == NULL)
+			exit(1);	/* ik_search_stream said why */
+	} else if ((t = lik_search(prob, &o->param, &at, o->nr_fold, search_start_C(o),
+			search_start_p(o), &so, &err)) == NULL) {
 		exit_with_error(&err);
+	}
 	const struct lik_search_row *best = &t->rows[t->best];
 	/* the Best line, the note, the baseline and the advice: the library's text */
 	int need = lik_search_summary_text(t, regression, !o->ik.psi_given, NULL, 0);
@@ -715,8 +727,14 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 		if (regression)
 			param.p = best->p;
 		/* the search's own map of all rows at the best psi: no second build */
-		struct lik_model *m = lik_train_with_map(prob, &param, t->best_map, &err);
-		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+		struct lik_model *m;
+		if (prob == NULL) {
+			if ((m = ik_search_stream_train(stream, &param, t->best_map, o->bias)) == NULL)
+				exit(1);	/* it said why */
+		} else if ((m = lik_train_with_map(prob, &param, t->best_map, &err)) == NULL) {
+			exit_with_error(&err);
+		}
+		if (lik_model_save(o->model_file, m, &err) != 0)
 			exit_with_error(&err);
 		lik_model_free(&m);
 		printf("written: %s\n", o->model_file);
@@ -854,7 +872,7 @@ static void run_find_parameters(const struct problem *prob, const struct lik_map
 	} else if (o->search_exhaustive) {
 		run_exhaustive_search(prob, kernel, o);
 	} else {
-		run_kernel_search(prob, kernel, o);
+		run_kernel_search(prob, NULL, kernel, o);
 	}
 }
 
@@ -928,6 +946,38 @@ static void run_streamed(const struct options *o)
 	ik_stream_free(&s);
 }
 
+/*
+ * train -C -k with psi searched (no -g, not acos, not -E 1 or -k auto):
+ * the default search without the raw rows held (ik_search_stream.h). The
+ * messages and their order are the in-memory path's, as run_streamed's.
+ */
+static int search_streams(const struct options *o)
+{
+	return o->find_parameters && o->ik.kernel != IK_KERNEL_NONE && !o->auto_kernel
+		&& !o->search_exhaustive && !o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS;
+}
+
+static void run_streamed_search(const struct options *o)
+{
+	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
+	struct ik_stream s;
+	if (ik_stream_begin(o->input_file, &kernel,
+			ik_train_negative_advice(ik_options_scale(&o->ik)), &s) != 0)
+		exit(1);
+	struct problem checked = { 0 };
+	checked.l = s.l;
+	checked.bias = o->bias;
+	const char *error = check_parameter(&checked, &o->param);
+	if (error) {
+		fprintf(stderr, "ERROR: %s\n", error);
+		exit(1);
+	}
+	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+	run_kernel_search(NULL, &s, &kernel, o);
+	ik_stream_free(&s);
+}
+
 static struct libsvm_data *read_training_file(const char *path, double bias)
 {
 	struct libsvm_reader *r = libsvm_reader_open(path);
@@ -998,8 +1048,14 @@ int main(int argc, char **argv)
 	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
 	if (o.ik.kernel != IK_KERNEL_NONE && !o.find_parameters) {
-		/* -C -k searches several maps (lik_search), so it reads the rows whole, below */
+		/* -C -k searches several maps: search_streams below, or the rows read whole */
 		run_streamed(&o);
+		destroy_param(&o.param);
+		free(o.model_file);
+		return 0;
+	}
+	if (search_streams(&o)) {
+		run_streamed_search(&o);
 		destroy_param(&o.param);
 		free(o.model_file);
 		return 0;
