@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "find_parameters.h"
 #include "ik_search_stream.h"
 #include "lik_internal.h"
 
@@ -82,8 +83,6 @@ struct lik_search_table *ik_search_stream(struct ik_stream *s, const struct para
 	const struct lik_map_params *kernel, int nr_fold, double start_C, double start_p,
 	const struct lik_search_options *so, double bias)
 {
-	if (ik_stream_scan_rest(s) != 0)
-		return NULL;
 	struct lik_error err;
 	struct problem rows = { 0 };
 	struct feature_node *storage = NULL;
@@ -131,4 +130,29 @@ struct lik_model *ik_search_stream_train(struct ik_stream *s, const struct param
 	if (m == NULL)
 		lik_error_print(&err);
 	return m;
+}
+
+int ik_search_stream_at(struct ik_stream *s, const struct parameter *param,
+	const struct lik_map_params *at, int nr_fold, double start_C, double start_p, double bias,
+	double *C, double *p, double *score)
+{
+	struct ikmap *built = ik_stream_build(s, at);
+	if (built == NULL || ik_stream_map(s, built, bias) != 0) {
+		ikmap_free(built);
+		return -1;
+	}
+	/* upstream's sweep as lik_find_parameters runs it: its log2c lines printed, its errors caught */
+	struct lik_capture capture;
+	lik_capture_begin(&capture);
+	find_parameters_rows(&s->X, s->y, bias, param, nr_fold, start_C, start_p, C, p, score);
+	lik_capture_end(&capture);
+	ik_stream_drop_cells(s);
+	ikmap_free(built);
+	if (isnan(*score)) {	/* NaN: the sweep failed and said why */
+		struct lik_error err;
+		lik_fail_captured(&err, LIK_ENOMEM, &capture, "out of memory in parameter search");
+		lik_error_print(&err);
+		return -1;
+	}
+	return 0;
 }

@@ -4,8 +4,9 @@
  * holds whole (issue 22): only the subsample's rows, one psi's cells of
  * all rows and the map stay in memory.
  *
- * Contract. ik_search_stream runs lik_search (liblinear_ik.h) on the rows
- * of s (ik_stream_begin done, train's parameter checks passed): kernel is
+ * Contract. Each function takes s after ik_stream_begin and
+ * ik_stream_scan_rest, train's parameter checks passed.
+ * ik_search_stream runs lik_search (liblinear_ik.h) on the rows of s: kernel is
  * the map's parameters with psi 0 (searched) for a kernel other than acos
  * (whose one width has no subsample, and whose plain baseline runs on all
  * rows). When s has more rows than so->subsample_rows, the stages run
@@ -21,6 +22,11 @@
  * ik_search_stream_train: the model of all rows through map with param
  * (-W 1), the one lik_train_with_map trains on the rows read whole; its
  * cells are mapped in one more pass. NULL after a message on stderr.
+ * ik_search_stream_at: one psi of -C -k -E 1 (the exhaustive search):
+ * all rows mapped with at's parameters in one more pass, then upstream's
+ * C (and p) sweep on them, as lik_find_parameters at that psi on the rows
+ * read whole: the same log2c lines, best C, p and score. 0, or -1 after a
+ * message on stderr.
  */
 #ifndef IK_SEARCH_STREAM_H
 #define IK_SEARCH_STREAM_H
@@ -33,5 +39,8 @@ struct lik_search_table *ik_search_stream(struct ik_stream *s, const struct para
 	const struct lik_search_options *so, double bias);
 struct lik_model *ik_search_stream_train(struct ik_stream *s, const struct parameter *param,
 	const struct lik_map *map, double bias);
+int ik_search_stream_at(struct ik_stream *s, const struct parameter *param,
+	const struct lik_map_params *at, int nr_fold, double start_C, double start_p, double bias,
+	double *C, double *p, double *score);
 
 #endif /* IK_SEARCH_STREAM_H */

@@ -506,17 +506,30 @@ static struct search_result search_at(const struct problem *prob,
 	return r;
 }
 
+/* search_at on stream's file read in passes (ik_search_stream.h); exits 1 on error. */
+static struct search_result search_streamed_at(struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
+{
+	struct search_result r = { kernel->psi, NAN, NAN, NAN };
+	if (ik_search_stream_at(stream, &o->param, kernel, o->nr_fold, search_start_C(o),
+			search_start_p(o), o->bias, &r.C, &r.p, &r.score) != 0)
+		exit(1);	/* it said why */
+	return r;
+}
+
 /*
  * -C -k -E 1: the exhaustive search (as before issue 21). Without -g, over psi = 4, 8, ...,
  * 4096 too (not above the number of rows), one line per psi and the best
  * at the end, on stdout as train prints its results (-q keeps them).
+ * On prob's rows, or (prob NULL) on stream's file read in passes.
  */
-static void run_exhaustive_search(const struct problem *prob, const struct lik_map_params *kernel,
-	const struct options *o)
+static void run_exhaustive_search(const struct problem *prob, struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
 	/* the kernel's grid (IK psi capped by the rows, minmax's 2^b, acos's 2) */
-	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob->l, LIK_SEARCH_PSI_MAX);
+	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob != NULL ? prob->l : stream->l,
+		LIK_SEARCH_PSI_MAX);
 	int first = g.first;
 	int last = g.last;
 	if (o->ik.psi_given) {
@@ -530,7 +543,8 @@ static void run_exhaustive_search(const struct problem *prob, const struct lik_m
 	struct search_result best = { 0, NAN, NAN, NAN };
 	for (int psi = first; psi <= last; psi *= g.factor) {
 		at.psi = psi;
-		struct search_result r = search_at(prob, &at, o);
+		struct search_result r = prob != NULL ? search_at(prob, &at, o)
+			: search_streamed_at(stream, &at, o);
 		print_search_result("", &r, regression);
 		if (best.psi == 0 || (regression ? r.score < best.score : r.score > best.score))
 			best = r;
@@ -870,7 +884,7 @@ static void run_find_parameters(const struct problem *prob, const struct lik_map
 		struct search_result r = search_at(prob, NULL, o);
 		print_search_result(NULL, &r, regression);
 	} else if (o->search_exhaustive) {
-		run_exhaustive_search(prob, kernel, o);
+		run_exhaustive_search(prob, NULL, kernel, o);
 	} else {
 		run_kernel_search(prob, NULL, kernel, o);
 	}
@@ -947,14 +961,16 @@ static void run_streamed(const struct options *o)
 }
 
 /*
- * train -C -k with psi searched (no -g, not acos, not -E 1 or -k auto):
- * the default search without the raw rows held (ik_search_stream.h). The
- * messages and their order are the in-memory path's, as run_streamed's.
+ * train -C -k without the raw rows held (ik_search_stream.h): the default
+ * search with psi searched (not with -g or acos, whose plain baseline runs
+ * on all rows), and -E 1 (no baseline); not -k auto. The messages and
+ * their order are the in-memory path's, as run_streamed's.
  */
 static int search_streams(const struct options *o)
 {
-	return o->find_parameters && o->ik.kernel != IK_KERNEL_NONE && !o->auto_kernel
-		&& !o->search_exhaustive && !o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS;
+	if (!o->find_parameters || o->ik.kernel == IK_KERNEL_NONE || o->auto_kernel)
+		return 0;
+	return o->search_exhaustive || (!o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS);
 }
 
 static void run_streamed_search(const struct options *o)
@@ -973,8 +989,13 @@ static void run_streamed_search(const struct options *o)
 		exit(1);
 	}
 	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	if (ik_stream_scan_rest(&s) != 0)
+		exit(1);
 	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	run_kernel_search(NULL, &s, &kernel, o);
+	if (o->search_exhaustive)
+		run_exhaustive_search(NULL, &s, &kernel, o);
+	else
+		run_kernel_search(NULL, &s, &kernel, o);
 	ik_stream_free(&s);
 }
 
