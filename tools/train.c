@@ -918,10 +918,23 @@ static void run(const struct libsvm_data *data, const struct options *o)
 }
 
 /*
+ * train -C -k without the raw rows held: the default search with psi
+ * searched (not with -g or acos, whose plain baseline runs on all rows),
+ * and -E 1 (no baseline); not -k auto.
+ */
+static int search_streams(const struct options *o)
+{
+	if (!o->find_parameters || o->ik.kernel == IK_KERNEL_NONE || o->auto_kernel)
+		return 0;
+	return o->search_exhaustive || (!o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS);
+}
+
+/*
  * train -k and train -k -v: the file read in passes, never whole (ik_stream.h):
  * the map and the rows' cells are all that stay in memory. The messages
  * and their order are the in-memory path's: the file's, then the
  * parameters', then the map's.
+ * train -C -k too where search_streams says so (ik_search_stream.h).
  */
 static void run_streamed(const struct options *o)
 {
@@ -939,6 +952,17 @@ static void run_streamed(const struct options *o)
 		exit(1);
 	}
 	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	if (o->find_parameters) {
+		if (ik_stream_scan_rest(&s) != 0)
+			exit(1);
+		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+		if (o->search_exhaustive)
+			run_exhaustive_search(NULL, &s, &kernel, o);
+		else
+			run_kernel_search(NULL, &s, &kernel, o);
+		ik_stream_free(&s);
+		return;
+	}
 	if (ik_stream_finish(&s, o->bias) != 0)
 		exit(1);
 	struct lik_error err;
@@ -957,45 +981,6 @@ static void run_streamed(const struct options *o)
 			exit_with_error(&err);
 		lik_model_free(&m);
 	}
-	ik_stream_free(&s);
-}
-
-/*
- * train -C -k without the raw rows held (ik_search_stream.h): the default
- * search with psi searched (not with -g or acos, whose plain baseline runs
- * on all rows), and -E 1 (no baseline); not -k auto. The messages and
- * their order are the in-memory path's, as run_streamed's.
- */
-static int search_streams(const struct options *o)
-{
-	if (!o->find_parameters || o->ik.kernel == IK_KERNEL_NONE || o->auto_kernel)
-		return 0;
-	return o->search_exhaustive || (!o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS);
-}
-
-static void run_streamed_search(const struct options *o)
-{
-	struct lik_map_params kernel = ik_options_kernel(&o->ik, o->threads);
-	struct ik_stream s;
-	if (ik_stream_begin(o->input_file, &kernel,
-			ik_train_negative_advice(ik_options_scale(&o->ik)), &s) != 0)
-		exit(1);
-	struct problem checked = { 0 };
-	checked.l = s.l;
-	checked.bias = o->bias;
-	const char *error = check_parameter(&checked, &o->param);
-	if (error) {
-		fprintf(stderr, "ERROR: %s\n", error);
-		exit(1);
-	}
-	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
-	if (ik_stream_scan_rest(&s) != 0)
-		exit(1);
-	printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
-	if (o->search_exhaustive)
-		run_exhaustive_search(NULL, &s, &kernel, o);
-	else
-		run_kernel_search(NULL, &s, &kernel, o);
 	ik_stream_free(&s);
 }
 
@@ -1068,15 +1053,9 @@ int main(int argc, char **argv)
 		exit(1);
 	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
-	if (o.ik.kernel != IK_KERNEL_NONE && !o.find_parameters) {
-		/* -C -k searches several maps: search_streams below, or the rows read whole */
+	if (o.ik.kernel != IK_KERNEL_NONE && (!o.find_parameters || search_streams(&o))) {
+		/* the other -C -k searches (-g, acos, -k auto) read the rows whole, below */
 		run_streamed(&o);
-		destroy_param(&o.param);
-		free(o.model_file);
-		return 0;
-	}
-	if (search_streams(&o)) {
-		run_streamed_search(&o);
 		destroy_param(&o.param);
 		free(o.model_file);
 		return 0;
