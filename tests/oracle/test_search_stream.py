@@ -1,15 +1,16 @@
 """train -C -k reads its file in passes too (issue 22): above lik_search's
 4000-row subsample the search holds only the subsample's rows, and maps all
-rows in one pass per psi it confirms (tools/ik_search_stream.c).
+rows in one pass per psi it walks on all of them (tools/ik_search_stream.c).
 
 The independent expectations: the same file through a pipe (spooled, then
 read by seeking) must print the same lines and write the same model; the
 model -W 1 writes must be the one its printed command trains (train -k, whose
 map test_stream.py checks against ikmap's build of the rows read whole); the
 search must walk on both the 4000-row subsample and all rows; and a broken
-line late in the file is named before any work. The held-rows reference of the same search (the library's
-lik_search on rows in memory) is tests/python/test_ik.py's
-test_search_of_a_large_file_is_the_held_rows_search."""
+line late in the file is named before any work. The held-rows references of
+the same search are tests/unit/test_ik_stream.c (lik_search on the rows read
+whole, every table field) and tests/python/test_ik.py (the Python train,
+which holds the rows, prints the program's lines)."""
 import re
 import shlex
 import subprocess
