@@ -166,24 +166,36 @@ static struct lik_map_params params_of(const struct config *c)
 	return k;
 }
 
-static void check_config(const struct config *c, const char *data)
+/* mem/m.model and stream/m.model: one name in both folders (the model's trailer names its .ik). */
+static void two_model_paths(char *a, char *b, size_t size)
 {
-	struct lik_map_params k = params_of(c);
-	struct parameter p = default_param(c->solver);
-	/* one name in both folders: the model's trailer names its .ik file */
-	char a[200], b[200];
-	snprintf(a, sizeof a, "%s", scratch_path("mem"));
-	snprintf(b, sizeof b, "%s", scratch_path("stream"));
-	mkdir(a, 0700);
-	mkdir(b, 0700);
+	/* not scratch_path: its rotating buffers hold the caller's data path */
+	snprintf(a, size, "%s/mem", scratch_dir);
+	snprintf(b, size, "%s/stream", scratch_dir);
+	ck_assert_int_eq(mkdir(a, 0700), 0);
+	ck_assert_int_eq(mkdir(b, 0700), 0);
 	strcat(a, "/m.model");
 	strcat(b, "/m.model");
-	train_in_memory(data, &k, c->bias, &p, a);
-	train_streamed(data, &k, c->bias, &p, b);
+}
+
+/* Two model pairs (MODEL and MODEL.ik) byte for byte; a and b get ".ik" appended. */
+static void assert_same_pair(char *a, char *b)
+{
 	assert_same_file(a, b);
 	strcat(a, ".ik");
 	strcat(b, ".ik");
 	assert_same_file(a, b);
+}
+
+static void check_config(const struct config *c, const char *data)
+{
+	struct lik_map_params k = params_of(c);
+	struct parameter p = default_param(c->solver);
+	char a[200], b[200];
+	two_model_paths(a, b, sizeof a);
+	train_in_memory(data, &k, c->bias, &p, a);
+	train_streamed(data, &k, c->bias, &p, b);
+	assert_same_pair(a, b);
 }
 
 static void quiet(const char *s)
@@ -381,14 +393,9 @@ START_TEST(search_over_the_file_is_the_held_rows_search)
 	ck_assert_ptr_nonnull(streamed);
 	assert_same_table(held, streamed);
 	ck_assert_int_eq(held->rows[held->best].rows, 500);
-	/* -W 1: the best map's model, both ways (one name in two folders) */
+	/* -W 1: the best map's model, both ways */
 	char a[200], b[200];
-	snprintf(a, sizeof a, "%s", scratch_path("mem"));
-	snprintf(b, sizeof b, "%s", scratch_path("stream"));
-	mkdir(a, 0700);
-	mkdir(b, 0700);
-	strcat(a, "/m.model");
-	strcat(b, "/m.model");
+	two_model_paths(a, b, sizeof a);
 	param.C = held->rows[held->best].C;
 	if (c->solver == 11)
 		param.p = held->rows[held->best].p;
@@ -399,10 +406,7 @@ START_TEST(search_over_the_file_is_the_held_rows_search)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(lik_model_save(b, m, &err), 0);
 	lik_model_free(&m);
-	assert_same_file(a, b);
-	strcat(a, ".ik");
-	strcat(b, ".ik");
-	assert_same_file(a, b);
+	assert_same_pair(a, b);
 	/* -E 1 at one psi: upstream's sweep on the mapped rows, both ways */
 	param = default_param(c->solver);
 	struct lik_map_params at = k;
