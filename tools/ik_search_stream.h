@@ -1,8 +1,8 @@
 /*
  * ik_search_stream.h - train -C -k's default search (psi searched on a
- * subsample, then confirmed on all rows) over a file that train never
- * holds whole (issue 22): only the subsample's rows, one psi's cells of
- * all rows and the map stay in memory.
+ * subsample, then confirmed on all rows) and -E 1 over a file that train
+ * never holds whole (issue 22): only the subsample's rows, one psi's cells
+ * of all rows and the map stay in memory.
  *
  * Contract. Each function takes s after ik_stream_begin and
  * ik_stream_scan_rest, train's parameter checks passed.
@@ -17,7 +17,8 @@
  * walk; with fewer rows they are all read back and lik_search runs on
  * them. Either way the table (every row's psi, C, p, score and folds, the
  * choice, the note and the best map) is the one lik_search gives on the
- * rows read whole; only the seconds differ. NULL after a message on
+ * rows read whole; only the seconds differ (and so, under a time budget
+ * that stage 3 would reach, how far it goes). NULL after a message on
  * stderr.
  * ik_search_stream_train: the model of all rows through map with param
  * (-W 1), the one lik_train_with_map trains on the rows read whole; its
