@@ -221,6 +221,31 @@ void lik_append_text(char **text, size_t *size, int *need, const char *format, .
 /* `want` rows of prob drawn by seed in file order (lik_search.c says how). 0, or -1. */
 int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct problem *out,
 	int *drawn, struct lik_error *err);
+/*
+ * The row numbers (0-based, ascending) that lik_draw_rows draws from l
+ * rows when want < l, into ids[want]: for callers that do not hold the
+ * rows (train -C -k reads them from its file). 0, or -1 (LIK_ENOMEM).
+ */
+int lik_draw_ids(int l, int want, uint64_t seed, int *ids, struct lik_error *err);
+
+/*
+ * One walk of lik_search on rows already mapped (or plain, psi 0), for a
+ * caller of lik_search_spread that maps all rows itself (train -C -k reads
+ * them from its file in passes): X the rows, y their labels, bias the
+ * problem's; psi, C0 and rival as lik_spread_rows' walk takes them. It
+ * fills row (psi, X->l rows, C, p, score; seconds 0: the caller times the
+ * walk with its mapping) and folds[nr_fold], exactly as lik_search's own
+ * walk on the same rows. 0, or -1 with err set.
+ */
+struct lik_walk_setup {
+	const struct parameter *param;
+	int nr_fold;
+	double start_C, start_p;
+	const struct lik_search_options *opt;
+};
+int lik_search_walk_rows(const struct lik_walk_setup *w, const struct row_set *X, const double *y,
+	double bias, int psi, double C0, double rival, struct lik_search_row *row, double *folds,
+	struct lik_error *err);
 
 /* A new lik_map holding map (taken over); NULL (map freed) when out of memory. */
 struct lik_map *lik_map_wrap(struct ikmap *map, struct lik_error *err);

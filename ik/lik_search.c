@@ -185,11 +185,11 @@ static int append_row(struct search_state *s, const struct lik_search_row *row,
  * -1: the caller's own solver (-s 11, whose C and p walks stay upstream's;
  * -R, which the dual solvers refuse; or dual_scoring off).
  */
-static int scoring_solver(const struct search_state *s)
+static int scoring_solver(const struct lik_walk_setup *w)
 {
-	if (!s->opt.dual_scoring || s->param->regularize_bias == 0)
+	if (!w->opt->dual_scoring || w->param->regularize_bias == 0)
 		return -1;
-	switch (s->param->solver_type) {
+	switch (w->param->solver_type) {
 	case L2R_L2LOSS_SVC:
 		return L2R_L2LOSS_SVC_DUAL;
 	case L2R_LR:
@@ -344,28 +344,55 @@ static void cv_fold_scores(void *context, double *out)
 }
 
 /* The C walk of the kernel rows X (classification), by the scoring solver. */
-static int kernel_walk(struct search_state *s, const struct row_set *X, const struct problem *prob,
-	double C0, struct lik_search_row *row)
+static int kernel_walk(const struct lik_walk_setup *w, const struct row_set *X, const double *y,
+	double bias, double C0, double rival, struct lik_search_row *row, double *folds)
 {
-	int b = prob == s->prob ? best_full_row(s) : -1;
-	double rival = b >= 0 ? s->table->rows[b].score : NAN;
-	struct parameter param = *s->param;
-	int st = scoring_solver(s);
+	struct parameter param = *w->param;
+	int st = scoring_solver(w);
 	if (st >= 0) {
 		param.solver_type = st;
 		param.eps = DUAL_SCORING_EPS;
 	}
-	struct cv_scorer *sc = cv_scorer_new(X, prob->y, prob->bias, &param, s->nr_fold);
+	struct cv_scorer *sc = cv_scorer_new(X, y, bias, &param, w->nr_fold);
 	if (sc == NULL)
 		return -1;
 	struct lik_walk_scorer ws = { cv_at, cv_forget, cv_fold_scores, sc,
-		cv_scorer_first_C(sc, s->start_C), row_norm_unit(X) };
-	int rc = lik_kernel_C_walk(&ws, s->start_C, s->opt.patience, C0, rival, &row->C,
-		&row->score, s->folds);
+		cv_scorer_first_C(sc, w->start_C), row_norm_unit(X) };
+	int rc = lik_kernel_C_walk(&ws, w->start_C, w->opt->patience, C0, rival, &row->C,
+		&row->score, folds);
 	cv_scorer_free(sc);
 	if (rc != 0)
 		return -1;
 	row->p = -1;
+	return 0;
+}
+
+int lik_search_walk_rows(const struct lik_walk_setup *w, const struct row_set *X, const double *y,
+	double bias, int psi, double C0, double rival, struct lik_search_row *row, double *folds,
+	struct lik_error *err)
+{
+	*row = (struct lik_search_row){ psi, X->l, NAN, NAN, NAN, 0 };
+	for (int k = 0; k < w->nr_fold; k++)
+		folds[k] = NAN;	/* folds that a tiny set cannot make stay NaN */
+	struct lik_capture capture;
+	lik_capture_begin(&capture);
+	bool was_muted = info_mute(!w->opt->verbose);
+	if (psi > 0 && w->param->solver_type != L2R_L2LOSS_SVR) {
+		if (kernel_walk(w, X, y, bias, C0, rival, row, folds) != 0)
+			row->score = NAN;
+	} else {
+		/* the plain baseline is upstream's own sweep: what train -C prints as best */
+		find_parameters_rows_folds(X, y, bias, w->param, w->nr_fold, w->start_C, w->start_p,
+			psi > 0 ? w->opt->patience : 0,
+			psi > 0 ? lik_patience_from_C(row_norm_unit(X)) : PATIENCE_FROM_C,
+			&row->C, &row->p, &row->score, folds);
+	}
+	info_mute(was_muted);
+	lik_capture_end(&capture);
+	if (isnan(row->score)) {
+		lik_fail_captured(err, LIK_ENOMEM, &capture, "out of memory in parameter search");
+		return -1;
+	}
 	return 0;
 }
 
@@ -391,28 +418,15 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	void *cells;
 	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
-	*row = (struct lik_search_row){ psi, prob->l, NAN, NAN, NAN, 0 };
-	for (int k = 0; k < s->nr_fold; k++)
-		s->folds[k] = NAN;	/* folds that a tiny set cannot make stay NaN */
-	struct lik_capture capture;
-	lik_capture_begin(&capture);
-	bool was_muted = info_mute(!s->opt.verbose);
-	if (psi > 0 && !s->regression) {
-		if (kernel_walk(s, &X, prob, C0, row) != 0)
-			row->score = NAN;
-	} else {
-		/* the plain baseline is upstream's own sweep: what train -C prints as best */
-		find_parameters_rows_folds(&X, prob->y, prob->bias, s->param, s->nr_fold,
-			s->start_C, s->start_p, psi > 0 ? s->opt.patience : 0,
-			psi > 0 ? lik_patience_from_C(row_norm_unit(&X)) : PATIENCE_FROM_C,
-			&row->C, &row->p, &row->score, s->folds);
-	}
-	info_mute(was_muted);
-	lik_capture_end(&capture);
+	/* the rival of a walk on all rows: the best all-row score so far */
+	int b = prob == s->prob ? best_full_row(s) : -1;
+	double rival = b >= 0 ? s->table->rows[b].score : NAN;
+	struct lik_walk_setup w = { s->param, s->nr_fold, s->start_C, s->start_p, &s->opt };
+	int rc = lik_search_walk_rows(&w, &X, prob->y, prob->bias, psi, C0, rival, row, s->folds,
+		err);
 	free(cells);
-	if (isnan(row->score)) {
+	if (rc != 0) {
 		ikmap_free(map);
-		lik_fail_captured(err, LIK_ENOMEM, &capture, "out of memory in parameter search");
 		return -1;
 	}
 	if (kept != NULL)
@@ -420,6 +434,32 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 	else
 		ikmap_free(map);
 	row->seconds = seconds_now() - started;
+	return 0;
+}
+
+int lik_draw_ids(int l, int want, uint64_t seed, int *ids, struct lik_error *err)
+{
+	int *order = malloc((size_t)l * sizeof *order);
+	char *chosen = calloc((size_t)l, 1);
+	if (order == NULL || chosen == NULL) {
+		free(order);
+		free(chosen);
+		lik_fail(err, LIK_ENOMEM, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < l; i++)
+		order[i] = i;
+	struct rng g;
+	rng_seed(&g, seed ^ SUBSAMPLE_SEED_SALT);
+	rng_shuffle_int(&g, order, l);
+	for (int i = 0; i < want; i++)
+		chosen[order[i]] = 1;
+	int k = 0;
+	for (int i = 0; i < l; i++)
+		if (chosen[i])
+			ids[k++] = i;
+	free(order);
+	free(chosen);
 	return 0;
 }
 
@@ -436,38 +476,25 @@ int lik_draw_rows(const struct problem *prob, int want, uint64_t seed, struct pr
 	*drawn = 0;
 	if (want <= 0 || want >= prob->l)
 		return 0;
-	int *order = malloc((size_t)prob->l * sizeof *order);
-	char *chosen = calloc((size_t)prob->l, 1);
+	int *ids = malloc((size_t)want * sizeof *ids);
 	out->x = malloc((size_t)want * sizeof *out->x);
 	out->y = malloc((size_t)want * sizeof *out->y);
-	if (order == NULL || chosen == NULL || out->x == NULL || out->y == NULL) {
-		free(order);
-		free(chosen);
+	if (ids == NULL || out->x == NULL || out->y == NULL
+		|| lik_draw_ids(prob->l, want, seed, ids, err) != 0) {
+		free(ids);
 		free(out->x);
 		free(out->y);
 		*out = *prob;
-		lik_fail(err, LIK_ENOMEM, "out of memory");
+		lik_fail(err, LIK_ENOMEM, "out of memory");	/* lik_draw_ids' only failure too */
 		return -1;
 	}
-	for (int i = 0; i < prob->l; i++)
-		order[i] = i;
-	struct rng g;
-	rng_seed(&g, seed ^ SUBSAMPLE_SEED_SALT);
-	rng_shuffle_int(&g, order, prob->l);
-	for (int i = 0; i < want; i++)
-		chosen[order[i]] = 1;
-	int k = 0;
-	for (int i = 0; i < prob->l; i++) {
-		if (chosen[i]) {
-			out->x[k] = prob->x[i];
-			out->y[k] = prob->y[i];
-			k++;
-		}
+	for (int k = 0; k < want; k++) {
+		out->x[k] = prob->x[ids[k]];
+		out->y[k] = prob->y[ids[k]];
 	}
 	out->l = want;
 	*drawn = 1;
-	free(order);
-	free(chosen);
+	free(ids);
 	return 0;
 }
 

@@ -293,21 +293,23 @@ static int read_row(struct fetch *f, int id, struct feature_node **x, size_t *nn
 	return -1;
 }
 
-static int fetch_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
-	char *why)
+/*
+ * Rows ids[0..count-1] read again into one block f->nodes (freed first),
+ * rows[i] pointing into it; bias_index > 0: each row ends with the node
+ * (bias_index, bias) before its terminator. 0, or -1 with why set.
+ */
+static int copy_rows(struct fetch *f, const int *ids, size_t count, struct feature_node **rows,
+	int bias_index, double bias, char *why)
 {
-	struct fetch *f = context;
 	free(f->nodes);
 	f->nodes = NULL;
-	if (rows == NULL)
-		return 0;
 	/* read twice, to count and then to copy: one exact block, never grown (its peak counts) */
-	size_t total = 0, nnz;
+	size_t extra = bias_index > 0 ? 2 : 1, total = 0, nnz;
 	struct feature_node *x;
 	for (size_t i = 0; i < count; i++) {
 		if (read_row(f, ids[i], &x, &nnz, why) != 0)
 			return -1;
-		total += nnz + 1;
+		total += nnz + extra;
 	}
 	f->nodes = malloc((total > 0 ? total : 1) * sizeof *f->nodes);
 	if (f->nodes == NULL) {
@@ -318,20 +320,35 @@ static int fetch_rows(void *context, const int *ids, size_t count, struct featur
 	for (size_t i = 0; i < count; i++) {
 		if (read_row(f, ids[i], &x, &nnz, why) != 0)
 			return -1;
-		if (at + nnz + 1 > total) {
+		if (at + nnz + extra > total) {
 			snprintf(why, IKMAP_ERR_SIZE, "%s changed while train read it (line %d is not"
 				" what the first pass read)", f->p->name, ids[i] + 1);
 			return -1;
 		}
-		memcpy(f->nodes + at, x, (nnz + 1) * sizeof *x);
 		rows[i] = f->nodes + at;
-		at += nnz + 1;
+		memcpy(f->nodes + at, x, nnz * sizeof *x);
+		at += nnz;
+		if (bias_index > 0)
+			f->nodes[at++] = (struct feature_node){ bias_index, bias };
+		f->nodes[at++] = (struct feature_node){ -1, 0 };
 	}
 	return 0;
 }
 
-/* The map, from the scan and the drawn rows. NULL after a message. */
-static struct ikmap *build_map(struct ik_stream *s)
+/* ikmap_row_source over the file: the drawn rows as they are, no bias node. */
+static int fetch_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
+	char *why)
+{
+	struct fetch *f = context;
+	if (rows == NULL) {
+		free(f->nodes);
+		f->nodes = NULL;
+		return 0;
+	}
+	return copy_rows(f, ids, count, rows, 0, 0, why);
+}
+
+struct ikmap *ik_stream_build(struct ik_stream *s, const struct lik_map_params *params)
 {
 	struct ik_stream_pass *p = s->pass;
 	struct fetch f = { p, s->y, NULL, NULL };
@@ -340,7 +357,7 @@ static struct ikmap *build_map(struct ik_stream *s)
 	/* min-max and acos draw no rows; IK maps read theirs through this reader */
 	if ((f.r = open_input(p)) == NULL)
 		return NULL;
-	map = lik_map_build_scanned(p->scan, s->l, p->max_index, &p->kernel, fetch_rows, &f, &err);
+	map = lik_map_build_scanned(p->scan, s->l, p->max_index, params, fetch_rows, &f, &err);
 	if (map == NULL)
 		lik_error_print(&err);
 	libsvm_reader_close(f.r);
@@ -348,10 +365,56 @@ static struct ikmap *build_map(struct ik_stream *s)
 	return map;
 }
 
+int ik_stream_read_rows(struct ik_stream *s, const int *ids, size_t count, double bias,
+	struct problem *out, struct feature_node **storage)
+{
+	struct ik_stream_pass *p = s->pass;
+	int n = p->max_index + (bias >= 0 ? 1 : 0);
+	*out = (struct problem){ .l = (int)count, .n = n, .bias = bias };
+	*storage = NULL;
+	out->x = malloc((count > 0 ? count : 1) * sizeof *out->x);
+	out->y = malloc((count > 0 ? count : 1) * sizeof *out->y);
+	struct fetch f = { p, s->y, NULL, NULL };
+	int status = out->x != NULL && out->y != NULL ? 0 : out_of_memory();
+	if (status == 0 && (f.r = open_input(p)) == NULL)
+		status = -1;
+	char why[IKMAP_ERR_SIZE];
+	/* the bias node as libsvm_data_read adds it: index largest + 1 */
+	if (status == 0 && copy_rows(&f, ids, count, out->x, bias >= 0 ? n : 0, bias, why) != 0) {
+		fprintf(stderr, "ERROR: %s\n", why);
+		status = -1;
+	}
+	libsvm_reader_close(f.r);
+	if (status != 0) {
+		free(out->x);
+		free(out->y);
+		free(f.nodes);
+		*out = (struct problem){ 0 };
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++)
+		out->y[i] = s->y[ids[i]];
+	*storage = f.nodes;
+	return 0;
+}
+
+/* The cells (and raw parts) of the last ik_stream_map, freed. */
+void ik_stream_drop_cells(struct ik_stream *s)
+{
+	free(s->cells);
+	free(s->raw);
+	free(s->raw_nodes);
+	s->cells = NULL;
+	s->raw = NULL;
+	s->raw_nodes = NULL;
+	memset(&s->X, 0, sizeof s->X);
+}
+
 /* The last pass: every row mapped in batches, its cells (and raw part) kept. 0, or -1. */
 static int map_rows(struct ik_stream *s, const struct ikmap *map)
 {
 	struct ik_stream_pass *p = s->pass;
+	ik_stream_drop_cells(s);
 	size_t l = (size_t)s->l, row_bytes = (size_t)ikmap_t(map) * ikmap_cell_size(map);
 	if (row_bytes > 0 && l > SIZE_MAX / row_bytes)
 		return out_of_memory();
@@ -408,14 +471,29 @@ static int map_rows(struct ik_stream *s, const struct ikmap *map)
 	return status;
 }
 
-int ik_stream_finish(struct ik_stream *s, double bias)
+int ik_stream_scan_rest(struct ik_stream *s)
+{
+	return scan_again(s);
+}
+
+int ik_stream_map(struct ik_stream *s, const struct ikmap *map, double bias)
 {
 	s->bias = bias;
+	if (map_rows(s, map) != 0) {
+		ik_stream_drop_cells(s);
+		return -1;
+	}
+	lik_cells_view(map, (size_t)s->l, bias, s->cells, s->raw, &s->X);
+	return 0;
+}
+
+int ik_stream_finish(struct ik_stream *s, double bias)
+{
 	if (scan_again(s) != 0) {
 		ik_stream_free(s);
 		return -1;
 	}
-	struct ikmap *map = build_map(s);
+	struct ikmap *map = ik_stream_build(s, &s->pass->kernel);
 	struct lik_error err;
 	if (map == NULL || (s->map = lik_map_wrap(map, &err)) == NULL) {
 		if (map != NULL)
@@ -428,7 +506,7 @@ int ik_stream_finish(struct ik_stream *s, double bias)
 	s->pass->scan = NULL;
 	free(s->pass->offset);
 	s->pass->offset = NULL;
-	if (map_rows(s, map) != 0) {
+	if (ik_stream_map(s, map, bias) != 0) {
 		ik_stream_free(s);
 		return -1;
 	}
@@ -436,7 +514,6 @@ int ik_stream_finish(struct ik_stream *s, double bias)
 		atomic_file_abort(&s->pass->spool);
 		active_spool = NULL;
 	}
-	lik_cells_view(map, (size_t)s->l, bias, s->cells, s->raw, &s->X);
 	return 0;
 }
 
@@ -455,8 +532,6 @@ void ik_stream_free(struct ik_stream *s)
 	}
 	free(s->y);
 	lik_map_free(&s->map);
-	free(s->cells);
-	free(s->raw);
-	free(s->raw_nodes);
+	ik_stream_drop_cells(s);
 	memset(s, 0, sizeof *s);
 }

@@ -63,4 +63,30 @@ int ik_stream_begin(const char *path, const struct lik_map_params *kernel, const
 int ik_stream_finish(struct ik_stream *s, double bias);
 void ik_stream_free(struct ik_stream *s);
 
+/*
+ * ik_stream_finish's steps one at a time, for train -C -k (ik_search_stream.h),
+ * which maps all rows once per psi it confirms: the first pass's records
+ * (offsets, the scan, a scratch file) then stay until ik_stream_free.
+ *  - ik_stream_scan_rest: the scan's later passes (-S 3), once after
+ *    ik_stream_begin. 0, or -1 after a message.
+ *  - ik_stream_build: the map of all rows at params (begin's kernel with
+ *    another psi), as lik_map_build_ikmap builds it from the rows held.
+ *    NULL after a message.
+ *  - ik_stream_map: the last pass through map: the cells (and raw parts)
+ *    of all rows replace the earlier ones, s->X their view with bias.
+ *    0, or -1 after a message (no cells kept). ik_stream_drop_cells
+ *    frees them (s->X cleared) while the map is not needed.
+ *  - ik_stream_read_rows: rows ids[0..count-1] (ascending) read again as
+ *    libsvm_data_read gives them with bias: n the largest index (+ 1 and a
+ *    node (n, bias) ending each row when bias >= 0), y their labels. The
+ *    caller frees out->x, out->y and *storage (the nodes). 0, or -1 after
+ *    a message (nothing kept).
+ */
+int ik_stream_scan_rest(struct ik_stream *s);
+struct ikmap *ik_stream_build(struct ik_stream *s, const struct lik_map_params *params);
+int ik_stream_map(struct ik_stream *s, const struct ikmap *map, double bias);
+void ik_stream_drop_cells(struct ik_stream *s);
+int ik_stream_read_rows(struct ik_stream *s, const int *ids, size_t count, double bias,
+	struct problem *out, struct feature_node **storage);
+
 #endif /* IK_STREAM_H */

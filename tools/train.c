@@ -34,6 +34,7 @@
 #include "ik_batch.h"
 #include "ik_model.h"
 #include "ik_options.h"
+#include "ik_search_stream.h"
 #include "ik_stream.h"
 #include "lik_internal.h"
 #include "linear.h"
@@ -505,17 +506,30 @@ static struct search_result search_at(const struct problem *prob,
 	return r;
 }
 
+/* search_at on stream's file read in passes (ik_search_stream.h); exits 1 on error. */
+static struct search_result search_streamed_at(struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
+{
+	struct search_result r = { kernel->psi, NAN, NAN, NAN };
+	if (ik_search_stream_at(stream, &o->param, kernel, o->nr_fold, search_start_C(o),
+			search_start_p(o), o->bias, &r.C, &r.p, &r.score) != 0)
+		exit(1);	/* it said why */
+	return r;
+}
+
 /*
  * -C -k -E 1: the exhaustive search (as before issue 21). Without -g, over psi = 4, 8, ...,
  * 4096 too (not above the number of rows), one line per psi and the best
  * at the end, on stdout as train prints its results (-q keeps them).
+ * On prob's rows, or (prob NULL) on stream's file read in passes.
  */
-static void run_exhaustive_search(const struct problem *prob, const struct lik_map_params *kernel,
-	const struct options *o)
+static void run_exhaustive_search(const struct problem *prob, struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
 	/* the kernel's grid (IK psi capped by the rows, minmax's 2^b, acos's 2) */
-	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob->l, LIK_SEARCH_PSI_MAX);
+	struct lik_psi_grid g = lik_psi_grid_of(kernel->kernel, prob != NULL ? prob->l : stream->l,
+		LIK_SEARCH_PSI_MAX);
 	int first = g.first;
 	int last = g.last;
 	if (o->ik.psi_given) {
@@ -529,7 +543,8 @@ static void run_exhaustive_search(const struct problem *prob, const struct lik_m
 	struct search_result best = { 0, NAN, NAN, NAN };
 	for (int psi = first; psi <= last; psi *= g.factor) {
 		at.psi = psi;
-		struct search_result r = search_at(prob, &at, o);
+		struct search_result r = prob != NULL ? search_at(prob, &at, o)
+			: search_streamed_at(stream, &at, o);
 		print_search_result("", &r, regression);
 		if (best.psi == 0 || (regression ? r.score < best.score : r.score > best.score))
 			best = r;
@@ -671,9 +686,13 @@ static void print_search_row(const struct lik_search_row *r, void *context)
 	}
 }
 
-/* -C -k: lik_search, its table as one line per psi, the best, the baseline, the command. */
-static void run_kernel_search(const struct problem *prob, const struct lik_map_params *kernel,
-	const struct options *o)
+/*
+ * -C -k: lik_search, its table as one line per psi, the best, the baseline,
+ * the command. On prob's rows, or (prob NULL) on stream's file read in
+ * passes (ik_search_stream.h): the same lines and model either way.
+ */
+static void run_kernel_search(const struct problem *prob, struct ik_stream *stream,
+	const struct lik_map_params *kernel, const struct options *o)
 {
 	int regression = o->param.solver_type == L2R_L2LOSS_SVR;
 	struct lik_map_params at = *kernel;
@@ -684,17 +703,24 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 	if (o->search_budget >= 0)
 		so.time_budget = o->search_budget;
 	struct progress g = { isatty(fileno(stderr)), regression, 0, 0, 0, 0 };
-	int stage_rows = prob->l < so.subsample_rows ? prob->l : so.subsample_rows;
+	int l = prob != NULL ? prob->l : stream->l;
+	int stage_rows = l < so.subsample_rows ? l : so.subsample_rows;
 	struct lik_psi_grid grid = lik_psi_grid_of(kernel->kernel, stage_rows, so.grid_max);
 	for (long long psi = grid.first; psi <= grid.last; psi *= grid.factor)
 		g.psi_left++;
 	so.on_row = print_search_row;
 	so.context = &g;
 	struct lik_error err;
-	struct lik_search_table *t = lik_search(prob, &o->param, &at, o->nr_fold,
-		search_start_C(o), search_start_p(o), &so, &err);
-	if (t == NULL)
+	struct lik_search_table *t;
+	if (prob == NULL) {
+		t = ik_search_stream(stream, &o->param, &at, o->nr_fold, search_start_C(o),
+			search_start_p(o), &so, o->bias);
+		if (t == NULL)
+			exit(1);	/* ik_search_stream said why */
+	} else if ((t = lik_search(prob, &o->param, &at, o->nr_fold, search_start_C(o),
+			search_start_p(o), &so, &err)) == NULL) {
 		exit_with_error(&err);
+	}
 	const struct lik_search_row *best = &t->rows[t->best];
 	/* the Best line, the note, the baseline and the advice: the library's text */
 	int need = lik_search_summary_text(t, regression, !o->ik.psi_given, NULL, 0);
@@ -715,8 +741,14 @@ static void run_kernel_search(const struct problem *prob, const struct lik_map_p
 		if (regression)
 			param.p = best->p;
 		/* the search's own map of all rows at the best psi: no second build */
-		struct lik_model *m = lik_train_with_map(prob, &param, t->best_map, &err);
-		if (!m || lik_model_save(o->model_file, m, &err) != 0)
+		struct lik_model *m;
+		if (prob == NULL) {
+			if ((m = ik_search_stream_train(stream, &param, t->best_map, o->bias)) == NULL)
+				exit(1);	/* it said why */
+		} else if ((m = lik_train_with_map(prob, &param, t->best_map, &err)) == NULL) {
+			exit_with_error(&err);
+		}
+		if (lik_model_save(o->model_file, m, &err) != 0)
 			exit_with_error(&err);
 		lik_model_free(&m);
 		printf("written: %s\n", o->model_file);
@@ -852,9 +884,9 @@ static void run_find_parameters(const struct problem *prob, const struct lik_map
 		struct search_result r = search_at(prob, NULL, o);
 		print_search_result(NULL, &r, regression);
 	} else if (o->search_exhaustive) {
-		run_exhaustive_search(prob, kernel, o);
+		run_exhaustive_search(prob, NULL, kernel, o);
 	} else {
-		run_kernel_search(prob, kernel, o);
+		run_kernel_search(prob, NULL, kernel, o);
 	}
 }
 
@@ -886,10 +918,23 @@ static void run(const struct libsvm_data *data, const struct options *o)
 }
 
 /*
+ * train -C -k without the raw rows held: the default search with psi
+ * searched (not with -g or acos, whose plain baseline runs on all rows),
+ * and -E 1 (no baseline); not -k auto.
+ */
+static int search_streams(const struct options *o)
+{
+	if (!o->find_parameters || o->ik.kernel == IK_KERNEL_NONE || o->auto_kernel)
+		return 0;
+	return o->search_exhaustive || (!o->ik.psi_given && o->ik.kernel != IK_KERNEL_ACOS);
+}
+
+/*
  * train -k and train -k -v: the file read in passes, never whole (ik_stream.h):
  * the map and the rows' cells are all that stay in memory. The messages
  * and their order are the in-memory path's: the file's, then the
  * parameters', then the map's.
+ * train -C -k too where search_streams says so (ik_search_stream.h).
  */
 static void run_streamed(const struct options *o)
 {
@@ -907,6 +952,17 @@ static void run_streamed(const struct options *o)
 		exit(1);
 	}
 	report_set_warning_function(print_warning);	/* the library's warnings, as upstream prints them */
+	if (o->find_parameters) {
+		if (ik_stream_scan_rest(&s) != 0)
+			exit(1);
+		printf("Doing parameter search with %d-fold cross validation.\n", o->nr_fold);
+		if (o->search_exhaustive)
+			run_exhaustive_search(NULL, &s, &kernel, o);
+		else
+			run_kernel_search(NULL, &s, &kernel, o);
+		ik_stream_free(&s);
+		return;
+	}
 	if (ik_stream_finish(&s, o->bias) != 0)
 		exit(1);
 	struct lik_error err;
@@ -997,8 +1053,8 @@ int main(int argc, char **argv)
 		exit(1);
 	}
 	atomic_file_install_signal_cleanup();	/* no temporary file outlives SIGINT/SIGTERM */
-	if (o.ik.kernel != IK_KERNEL_NONE && !o.find_parameters) {
-		/* -C -k searches several maps (lik_search), so it reads the rows whole, below */
+	if (o.ik.kernel != IK_KERNEL_NONE && (!o.find_parameters || search_streams(&o))) {
+		/* the other -C -k searches (-g, acos, -k auto) read the rows whole, below */
 		run_streamed(&o);
 		destroy_param(&o.param);
 		free(o.model_file);

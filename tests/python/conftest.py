@@ -33,6 +33,7 @@ DATASETS = {
     "sonar": ("sonar", "sonar.all"),
     "vowel": ("vowel", "vowel.train"),
     "liver": ("liver-disorders", "liver-disorders.all"),
+    "satimage": ("satimage", "satimage.train"),
 }
 
 

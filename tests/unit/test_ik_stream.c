@@ -4,7 +4,10 @@
  * lik_train): the same .ik bytes and the same model file, for every
  * kernel, -S 0..4, -a w, a bias, and inputs from a file and from a FIFO;
  * the scratch file of a FIFO removed; a file that changes between the
- * passes refused with its line named.
+ * passes refused with its line named. And train -C -k's search over the
+ * file in passes (tools/ik_search_stream.h) against lik_search on the rows
+ * read whole: the same table (every row's psi, C, p, score and folds, the
+ * choice and the note), the same -W 1 model pair, the same -E 1 sweep.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "scratch_dir.h"
+#include "ik_search_stream.h"
 #include "ik_stream.h"
 #include "lik_fixtures.h"
 #include "lik_internal.h"
@@ -162,24 +166,36 @@ static struct lik_map_params params_of(const struct config *c)
 	return k;
 }
 
-static void check_config(const struct config *c, const char *data)
+/* mem/m.model and stream/m.model: one name in both folders (the model's trailer names its .ik). */
+static void two_model_paths(char *a, char *b, size_t size)
 {
-	struct lik_map_params k = params_of(c);
-	struct parameter p = default_param(c->solver);
-	/* one name in both folders: the model's trailer names its .ik file */
-	char a[200], b[200];
-	snprintf(a, sizeof a, "%s", scratch_path("mem"));
-	snprintf(b, sizeof b, "%s", scratch_path("stream"));
-	mkdir(a, 0700);
-	mkdir(b, 0700);
+	/* not scratch_path: its rotating buffers hold the caller's data path */
+	snprintf(a, size, "%s/mem", scratch_dir);
+	snprintf(b, size, "%s/stream", scratch_dir);
+	ck_assert_int_eq(mkdir(a, 0700), 0);
+	ck_assert_int_eq(mkdir(b, 0700), 0);
 	strcat(a, "/m.model");
 	strcat(b, "/m.model");
-	train_in_memory(data, &k, c->bias, &p, a);
-	train_streamed(data, &k, c->bias, &p, b);
+}
+
+/* Two model pairs (MODEL and MODEL.ik) byte for byte; a and b get ".ik" appended. */
+static void assert_same_pair(char *a, char *b)
+{
 	assert_same_file(a, b);
 	strcat(a, ".ik");
 	strcat(b, ".ik");
 	assert_same_file(a, b);
+}
+
+static void check_config(const struct config *c, const char *data)
+{
+	struct lik_map_params k = params_of(c);
+	struct parameter p = default_param(c->solver);
+	char a[200], b[200];
+	two_model_paths(a, b, sizeof a);
+	train_in_memory(data, &k, c->bias, &p, a);
+	train_streamed(data, &k, c->bias, &p, b);
+	assert_same_pair(a, b);
 }
 
 static void quiet(const char *s)
@@ -308,6 +324,109 @@ START_TEST(file_changed_between_passes_names_the_line)
 }
 END_TEST
 
+/* The same double, or both NaN (a score that a tiny fold cannot give). */
+static void assert_same_double(double a, double b, const char *what, size_t row)
+{
+	ck_assert_msg((isnan(a) && isnan(b)) || a == b, "row %zu: %s %.17g against %.17g", row, what,
+		a, b);
+}
+
+/* Every field of two search tables but the seconds. */
+static void assert_same_table(const struct lik_search_table *a, const struct lik_search_table *b)
+{
+	ck_assert_uint_eq(a->count, b->count);
+	for (size_t i = 0; i < a->count; i++) {
+		const struct lik_search_row *x = &a->rows[i], *y = &b->rows[i];
+		ck_assert_int_eq(x->psi, y->psi);
+		ck_assert_int_eq(x->rows, y->rows);
+		assert_same_double(x->C, y->C, "C", i);
+		assert_same_double(x->p, y->p, "p", i);
+		assert_same_double(x->score, y->score, "score", i);
+		for (int k = 0; k < a->nr_fold; k++)
+			assert_same_double(a->fold_scores[i * (size_t)a->nr_fold + (size_t)k],
+				b->fold_scores[i * (size_t)b->nr_fold + (size_t)k], "fold score", i);
+	}
+	ck_assert_uint_eq(a->best, b->best);
+	ck_assert_uint_eq(a->plain, b->plain);
+	ck_assert_uint_eq(a->plain_versus, b->plain_versus);
+	ck_assert_int_eq(a->at_edge, b->at_edge);
+	ck_assert_int_eq(a->kernel_wins, b->kernel_wins);
+	ck_assert_str_eq(a->note, b->note);
+}
+
+/* kernel, t, scale, solver, raw w, bias of the searches below (psi searched; -E at 16) */
+static const struct config search_configs[] = {
+	{ LIK_KERNEL_ANNE, 10, 0, 1, 2, 0, -1 },
+	{ LIK_KERNEL_ANNE, 10, 0, 3, 0, 0.5, 1 },
+	{ LIK_KERNEL_IFOREST, 10, 0, 2, 2, 0, 1 },
+	{ LIK_KERNEL_MINMAX, 10, 0, 2, 0, 0, -1 },
+	{ LIK_KERNEL_ANNE, 10, 0, 1, 11, 0, -1 },
+};
+
+START_TEST(search_over_the_file_is_the_held_rows_search)
+{
+	const struct config *c = &search_configs[_i];
+	lik_set_print_string_function(quiet);
+	scratch_dir_make("ik_search_stream");
+	const char *data = scratch_path("data");
+	write_data(data, 500, 12, wants_nonnegative(c), 300 + (uint64_t)_i);
+	struct lik_map_params k = params_of(c);
+	struct parameter param = default_param(c->solver);
+	/* a subsample of 120 of the 500 rows: stage 1 on it, the all-row walks streamed; no time
+	 * budget, so stage 3 goes as far as the rows allow whatever the machine's speed */
+	struct lik_search_options so;
+	lik_search_options_default(&so);
+	so.subsample_rows = 120;
+	so.time_budget = 1e9;
+	struct libsvm_reader *r = libsvm_reader_open(data);
+	ck_assert_ptr_nonnull(r);
+	struct libsvm_data *d = libsvm_data_read(r, c->bias);	/* as train reads -C -k's rows */
+	ck_assert_ptr_nonnull(d);
+	libsvm_reader_close(r);
+	struct lik_error err;
+	struct lik_search_table *held = lik_search(&d->prob, &param, &k, 3, -1, -1, &so, &err);
+	ck_assert_msg(held != NULL, "%s", err.message);
+	struct ik_stream s;
+	ck_assert_int_eq(ik_stream_begin(data, &k, NULL, &s), 0);
+	ck_assert_int_eq(ik_stream_scan_rest(&s), 0);
+	struct lik_search_table *streamed = ik_search_stream(&s, &param, &k, 3, -1, -1, &so, c->bias);
+	ck_assert_ptr_nonnull(streamed);
+	assert_same_table(held, streamed);
+	ck_assert_int_eq(held->rows[held->best].rows, 500);
+	/* -W 1: the best map's model, both ways */
+	char a[200], b[200];
+	two_model_paths(a, b, sizeof a);
+	param.C = held->rows[held->best].C;
+	if (c->solver == 11)
+		param.p = held->rows[held->best].p;
+	struct lik_model *m = lik_train_with_map(&d->prob, &param, held->best_map, &err);
+	ck_assert_msg(m != NULL && lik_model_save(a, m, &err) == 0, "%s", err.message);
+	lik_model_free(&m);
+	m = ik_search_stream_train(&s, &param, streamed->best_map, c->bias);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(lik_model_save(b, m, &err), 0);
+	lik_model_free(&m);
+	assert_same_pair(a, b);
+	/* -E 1 at one psi: upstream's sweep on the mapped rows, both ways */
+	param = default_param(c->solver);
+	struct lik_map_params at = k;
+	at.psi = 16;
+	int psi;
+	double C1, p1, s1, C2, p2, s2;
+	ck_assert_int_eq(lik_find_parameters(&d->prob, &param, &at, 3, -1, -1, &psi, &C1, &p1, &s1,
+		&err), 0);
+	ck_assert_int_eq(ik_search_stream_at(&s, &param, &at, 3, -1, -1, c->bias, &C2, &p2, &s2), 0);
+	assert_same_double(C1, C2, "-E C", 0);
+	assert_same_double(p1, p2, "-E p", 0);
+	assert_same_double(s1, s2, "-E score", 0);
+	lik_search_table_free(&held);
+	lik_search_table_free(&streamed);
+	ik_stream_free(&s);
+	libsvm_data_free(d);
+	scratch_dir_remove();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ik_stream");
@@ -317,6 +436,8 @@ static Suite *suite(void)
 		(int)(sizeof configs / sizeof configs[0]));
 	tcase_add_test(tc, fifo_is_spooled_and_the_scratch_file_removed);
 	tcase_add_test(tc, file_changed_between_passes_names_the_line);
+	tcase_add_loop_test(tc, search_over_the_file_is_the_held_rows_search, 0,
+		(int)(sizeof search_configs / sizeof search_configs[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
