@@ -795,6 +795,13 @@ struct workspace {
 	 */
 	float *block;
 	unsigned *stamp;	/* [cols] */
+	/*
+	 * Or, when the call holds them (held_rows), every sample's row at
+	 * held[s dense_ld], made once for the whole call: block and stamp are
+	 * then unused.
+	 */
+	const float *held;
+	struct ikmap_recheck rc;	/* the double recheck's candidates */
 	unsigned block_id;	/* never 0 once a block began: 0 marks no row */
 	int k0;			/* the block's first partitioning */
 	unsigned char *flags;	/* [psi] */
@@ -900,6 +907,9 @@ static void prefetch_sample(const struct ikmap *map, int s)
 static const float *centre_row(const struct ikmap *map, const struct ikmap_prune *pr,
 	struct workspace *w, int k, int i)
 {
+	if (w->held)
+		return w->held + (size_t)map->centre[(size_t)k * map->psi + (size_t)i]
+			* (size_t)map->dense_ld;
 	size_t col = (size_t)(k - w->k0) * (size_t)map->psi + (size_t)i;
 	float *row = w->block + col * (size_t)map->dense_ld;
 	if (w->stamp[col] != w->block_id) {
@@ -920,6 +930,8 @@ static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
 	struct workspace *w, int k0, int parts, int nrows, int cols)
 {
 	w->k0 = k0;
+	if (w->held)
+		return;
 	if (++w->block_id == 0) {	/* wrapped: no stamp may match by accident */
 		memset(w->stamp, 0, (size_t)cols * sizeof *w->stamp);
 		w->block_id = 1;
@@ -1001,11 +1013,20 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 		}
 	if (within == 1)
 		return only;
-	/* Near ties (or true ties): the reference distance over the window. */
-	w->exact++;
+	/* Near ties (or true ties): the double recheck, then the reference distance. */
 	memset(w->flags, 0, (size_t)psi);
-	for (int c = 0; c < n; c++)
+	int m2 = 0;
+	for (int c = 0; c < n; c++) {
 		w->flags[w->cand[c]] = w->score[c] <= win;
+		if (w->flags[w->cand[c]]) {
+			w->rc.cand[m2] = w->cand[c];
+			w->rc.rows[m2++] = centre_row(map, pr, w, k, w->cand[c]);
+		}
+	}
+	int cell = ikmap_recheck_double(map, xrow, a, k, m2, &w->rc, w->flags);
+	if (cell >= 0)
+		return cell;
+	w->exact++;
 	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
@@ -1094,7 +1115,9 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 					next_best = kn->first_min(w->low + (size_t)nr * cols
 						+ (size_t)np * psi, psi);
 					size_t col = (size_t)np * psi + (size_t)next_best;
-					if (w->stamp[col] == w->block_id)
+					if (w->held)
+						prefetch_row(centre_row(map, pr, w, k0 + np, next_best), ld);
+					else if (w->stamp[col] == w->block_id)
 						prefetch_row(w->block + col * ld, ld);
 				}
 				int cell = prune_cell(map, pr, kn, in, row, k0 + p, low, best,
@@ -1113,7 +1136,37 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 	return 0;
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int dense)
+/*
+ * Every sample's dense row for one call, or NULL. Why: a tile makes its
+ * block's rows again for every block (t psi / TILE_ROWS rows per mapped
+ * row, about a fifth of the map's time on 784-d rows at psi 256; bench/
+ * results/ik-vs-ikpykit-python-speed19.md), where nsamples rows made once
+ * would do. They are held only when there are no more samples than rows
+ * to map: then they take no more memory than those rows' own packed form
+ * (count rows of dense_ld floats, which the caller's input is at least
+ * as large as), so a call may hold them whatever the map; train's and
+ * predict's batches of a few thousand rows against tens of thousands of
+ * samples (issue 22's memory goal) still make them per block. The rows
+ * are dense_row's, so nothing else changes. NULL also when out of memory:
+ * the tiles then make their rows as before.
+ */
+static float *held_rows(const struct ikmap *map, size_t count, int threads)
+{
+	if ((size_t)map->nsamples > count || count < TILE_ROWS)
+		return NULL;
+	size_t ld = (size_t)map->dense_ld;
+	float *held = malloc((size_t)map->nsamples * ld * sizeof *held);
+	if (!held)
+		return NULL;
+#pragma omp parallel for num_threads(threads) schedule(static)
+	for (int s = 0; s < map->nsamples; s++)
+		dense_row(map, map->prune, s, held + (size_t)s * ld);
+	return held;
+}
+
+/* cols: lower bounds per tile row; blocks: 0 when the call holds every row (held_rows). */
+static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int blocks,
+	int dense)
 {
 	memset(w, 0, sizeof *w);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
@@ -1131,10 +1184,14 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->cand = malloc(((size_t)map->psi + 1 + GATHER_SLACK) * sizeof(int));
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
-	w->block = malloc((size_t)cols * (size_t)map->dense_ld * sizeof(float));
-	w->stamp = calloc((size_t)cols, sizeof *w->stamp);
-	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
-		&& w->score && w->flags && w->block && w->stamp && (!dense || w->scratch) ? 0 : -1;
+	if (blocks) {
+		w->block = malloc((size_t)cols * (size_t)map->dense_ld * sizeof(float));
+		w->stamp = calloc((size_t)cols, sizeof *w->stamp);
+	}
+	int rc_failed = ikmap_recheck_init(&w->rc, map->psi);
+	return !rc_failed && w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
+		&& w->score && w->flags && (!blocks || (w->block && w->stamp))
+		&& (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
@@ -1152,10 +1209,17 @@ static void workspace_free(struct workspace *w)
 	free(w->flags);
 	free(w->block);
 	free(w->stamp);
+	ikmap_recheck_free(&w->rc);
 }
 
 /* Totals of the last pruned mapping (for measurements; not thread-safe across maps). */
 static uint64_t last_pairs, last_full, last_exact;
+static int last_held;
+
+int ikmap_prune_held_last(void)
+{
+	return last_held;
+}
 
 void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
 {
@@ -1179,13 +1243,16 @@ static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in
 	int cols = parts_per * map->psi;
 	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
 	struct kernels kn = pick_kernels(map->dim);
+	float *held = held_rows(map, count, threads);
+	last_held = held != NULL;
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 	uint64_t pairs = 0, full = 0, exact = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed) reduction(+:pairs, full, exact)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, cols, in->rows == NULL) ? 1 : 0;
+		failed = workspace_init(&w, map, cols, held == NULL, in->rows == NULL) ? 1 : 0;
+		w.held = held;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
@@ -1202,6 +1269,7 @@ static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in
 		workspace_free(&w);
 	}
 	ikmap_gemm_serial_end(blas);
+	free(held);
 	counts[0] += pairs;
 	counts[1] += full;
 	counts[2] += exact;

@@ -267,6 +267,7 @@ struct workspace {
 	unsigned char *flags;	/* [psi] */
 	struct feature_node *scratch;	/* dense input: a row's sparse form (rechecks) */
 	size_t scratch_row;
+	struct ikmap_recheck rc;	/* the double recheck's candidates */
 };
 
 static void workspace_free(struct workspace *w)
@@ -282,6 +283,7 @@ static void workspace_free(struct workspace *w)
 	free(w->acc);
 	free(w->flags);
 	free(w->scratch);
+	ikmap_recheck_free(&w->rc);
 }
 
 static int workspace_init(struct workspace *w, const struct ikmap *map, int quads, int stride,
@@ -301,7 +303,8 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 	w->flags = malloc((size_t)map->psi);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
 	w->scratch_row = SIZE_MAX;
-	return w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->ex2 && w->qx2 && w->acc
+	int rc_failed = ikmap_recheck_init(&w->rc, map->psi);
+	return !rc_failed && w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->ex2 && w->qx2 && w->acc
 		&& w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
@@ -411,6 +414,9 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
 	}
 	if (within == 1)
 		return only;
+	int cell = ikmap_recheck_matrix(map, xrow, w->norm[r], k, centre, &w->rc, w->flags);
+	if (cell >= 0)
+		return cell;
 	return ikmap_nearest_exact(map,
 		ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row), k, w->flags);
 }

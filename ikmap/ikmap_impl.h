@@ -320,9 +320,35 @@ struct ikmap_bound {
 };
 
 struct ikmap_bound ikmap_float_bound(int dim);
+/* The double recheck's (anne_exact.c): float entries of centred values, summed in double. */
+struct ikmap_bound ikmap_recheck_bound(int dim);
 struct ikmap_bound ikmap_double_bound(int dim);
 /* The GPU's float scores (cuda/anne_bound.h) of float-rounded, centred data. */
 struct ikmap_bound ikmap_gpu_bound(int dim);
+
+/*
+ * The dense paths' step between their float window and the reference
+ * distance (anne_exact.c). rc holds the candidates: n centre indices
+ * cand[] of partitioning k (every one whose flag is set) and their dense
+ * rows rows[c] (-2 (c - m) in float). They are scored in double from the
+ * float entries, x the packed row (x - m in float), a the norm the float
+ * bound took (||x - m||). Clears the flag of each candidate the double
+ * window rules out (it can be neither the nearest nor tied with it);
+ * returns the cell when one is left, else -1 (the flags then say which
+ * go to ikmap_nearest_exact). ikmap_recheck_matrix does the same for the
+ * flagged centres of partitioning k's rows at centres (dense_ld apart).
+ */
+struct ikmap_recheck {
+	int *cand;		/* [psi] */
+	const float **rows;	/* [psi] */
+	double *dist;		/* [psi] */
+};
+int ikmap_recheck_init(struct ikmap_recheck *rc, int psi);
+void ikmap_recheck_free(struct ikmap_recheck *rc);
+int ikmap_recheck_double(const struct ikmap *map, const float *x, double a, int k, int n,
+	struct ikmap_recheck *rc, unsigned char *flags);
+int ikmap_recheck_matrix(const struct ikmap *map, const float *x, double a, int k,
+	const float *centres, struct ikmap_recheck *rc, unsigned char *flags);
 
 static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, double b)
 {
@@ -432,6 +458,8 @@ int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dens
 	size_t count, void *cells, int threads);
 /* Lower bounds formed, full float scores computed and exact rechecks in the last pruned mapping. */
 void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact);
+/* 1 when the last pruned mapping held every sample's dense row for the call (for tests). */
+int ikmap_prune_held_last(void);
 
 /* anne_device.c */
 /* An untried GPU context; NULL when out of memory. */

@@ -679,6 +679,103 @@ START_TEST(vnni_products_do_not_matter)
 }
 END_TEST
 
+/*
+ * The double recheck (anne_exact.c, ikmap_recheck_double): its score of
+ * float entries is within the stated bound of the reference distance, and
+ * the bound is not loose where rounding is worst. Rows and centres of
+ * opposite signs (|x - c| = |x| + |c|, so the entries' rounding errors
+ * add up to nearly 2 u (A + B)^2) and random mantissas: the largest error
+ * seen must stay below the bound but above a third of it, so a bound
+ * three times too small would fail here.
+ */
+START_TEST(recheck_bound_holds_and_is_tight)
+{
+	struct rng g;
+	rng_seed(&g, 61);
+	int dims[] = { 1, 2, 3, 8, 50 };
+	double worst = 0;
+	for (int di = 0; di < 5; di++) {
+		int d = dims[di];
+		struct ikmap map;
+		memset(&map, 0, sizeof map);
+		double maxnorm;
+		map.dim = d;
+		map.psi = 1;
+		map.dense_ld = d + 2;
+		map.part_maxnorm_centred = &maxnorm;
+		float *x = malloc((size_t)d * sizeof *x), *row = malloc(((size_t)d + 2) * sizeof *row);
+		double *xd = malloc((size_t)d * sizeof *xd), *cd = malloc((size_t)d * sizeof *cd);
+		struct ikmap_recheck rc;
+		ck_assert(x && row && xd && cd && ikmap_recheck_init(&rc, 1) == 0);
+		for (int trial = 0; trial < 20000; trial++) {
+			double scale = ldexp(1, (int)rng_below(&g, 40) - 20);
+			double xx = 0, cc = 0, ref = 0;
+			for (int i = 0; i < d; i++) {
+				/* the centred values (mean 0): row positive, centre negative */
+				xd[i] = scale * (0.5 + 0.5 * rng_unit(&g));
+				cd[i] = -scale * (0.5 + 0.5 * rng_unit(&g));
+				x[i] = (float)xd[i];
+				row[i] = -2 * (float)cd[i];
+				xx += xd[i] * xd[i];
+				cc += cd[i] * cd[i];
+				double diff = xd[i] - cd[i];
+				ref += diff * diff;
+			}
+			maxnorm = sqrt(cc);
+			unsigned char flag = 1;
+			rc.cand[0] = 0;
+			rc.rows[0] = row;
+			ck_assert_int_eq(ikmap_recheck_double(&map, x, sqrt(xx), 0, 1, &rc, &flag), 0);
+			struct ikmap_bound e = ikmap_recheck_bound(d);
+			double bound = ikmap_bound_at(&e, sqrt(xx), maxnorm);
+			double err = fabs(rc.dist[0] - ref);
+			ck_assert_msg(err <= bound, "d %d: error %g above the bound %g", d, err, bound);
+			worst = fmax(worst, err / bound);
+		}
+		ikmap_recheck_free(&rc);
+		free(x);
+		free(row);
+		free(xd);
+		free(cd);
+	}
+	ck_assert_msg(worst > 1.0 / 3, "largest error only %.3f of the bound", worst);
+}
+END_TEST
+
+/*
+ * A call mapping at least as many rows as the map has samples (and a
+ * tile's worth) holds every sample's dense row for the call (anne_prune.c,
+ * held_rows) instead of making a block's rows per tile: the cells still
+ * equal the reference, and the same rows mapped in small calls (rows
+ * made per block) give the same cells.
+ */
+START_TEST(pruned_held_rows)
+{
+	struct data train = prototype_data(500, 160, 12, 0.05, 62);
+	struct data query = prototype_data(2100, 160, 12, 0.05, 63);
+	struct ikmap *map = build(&train, 8, 48, 1, 64);
+	check_pruned(map, &train, &query, 1);
+	ck_assert_msg(ikmap_prune_held_last(), "the 2100-row call did not hold the rows");
+	void *whole = map_rows(map, &query, 2);
+	size_t bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
+	unsigned char *parts = malloc((size_t)query.n * bytes);
+	ck_assert_ptr_nonnull(parts);
+	char err[IKMAP_ERR_SIZE] = "";
+	for (int first = 0; first < query.n; first += 300) {
+		int n = query.n - first < 300 ? query.n - first : 300;
+		ck_assert_msg(ikmap_map(map, query.row + first, (size_t)n, parts + (size_t)first * bytes,
+			2, err) == 0, "%s", err);
+		ck_assert_msg(!ikmap_prune_held_last(), "a 300-row call held the rows");
+	}
+	ck_assert(memcmp(whole, parts, (size_t)query.n * bytes) == 0);
+	free(whole);
+	free(parts);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
 START_TEST(pruning_chosen_for_wide_data_only)
 {
 	/*
@@ -732,6 +829,8 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, scan_kernels_do_not_matter);
 	tcase_add_test(pruned, vnni_products_do_not_matter);
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
+	tcase_add_test(pruned, recheck_bound_holds_and_is_tight);
+	tcase_add_test(pruned, pruned_held_rows);
 	suite_add_tcase(s, pruned);
 	return s;
 }
