@@ -133,17 +133,11 @@ struct ikmap_prune {
 	double mean_norm;	/* ||m|| */
 	float *centre;		/* [t psi][ld] */
 	/*
-	 * The dense path's row of a sample (ikmap_anne_dense_row) is made
-	 * when a mapping thread first needs it in a block of partitionings
-	 * (dense_row), not held for every sample: from empty, the row of a
-	 * sample with no nonzeros ([-2 (0 - m), 0, 1]; its squared-norm entry
-	 * is the sample's own), the sample's nonzeros and sample_sq, its
-	 * ||c - m||^2 summed as ikmap_anne_dense_row sums it. So the floats are
-	 * that function's, bit for bit, and the map is not held twice (these
-	 * rows were 65 MB beside the 94 MB of samples on 784-d data).
+	 * The dense path's row of a sample (ikmap_anne_dense_row, from the
+	 * map's empty row, the sample's nonzeros and its centred_sq) is made
+	 * when a mapping thread needs it, not held in the map (these rows
+	 * were 65 MB beside the 94 MB of samples on 784-d data).
 	 */
-	float *empty;		/* [dim + 2] */
-	double *sample_sq;	/* [nsamples] */
 	double *part_maxz;	/* [t]: largest ||z_c|| of each partitioning */
 	struct ikmap_bound low;	/* float GEMM bound in p + 1 dimensions */
 	double margin_rel;	/* Mrel */
@@ -564,8 +558,6 @@ void ikmap_prune_free(struct ikmap_prune *pr)
 	free(pr->pt);
 	free(pr->pm);
 	free(pr->centre);
-	free(pr->empty);
-	free(pr->sample_sq);
 	free(pr->part_maxz);
 	free(pr);
 }
@@ -599,10 +591,7 @@ static struct ikmap_prune *build(const struct ikmap *map)
 	pr->centre = malloc(m * (size_t)pr->ld * sizeof(float));
 	pr->part_maxz = calloc((size_t)map->t, sizeof(double));
 	zs = malloc((size_t)map->nsamples * (size_t)pr->ld * sizeof(float));
-	pr->empty = malloc(((size_t)d + 2) * sizeof(float));
-	pr->sample_sq = malloc((size_t)map->nsamples * sizeof(double));
-	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs || !pr->empty
-			|| !pr->sample_sq)
+	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs)
 		goto fail;
 	if (principal_directions(map, p, q))
 		goto fail;
@@ -625,10 +614,6 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			pr->pm[i] += pr->pt[(size_t)j * p + i] * map->mean[j];
 	}
 	pr->mean_norm = sqrt(mm);
-	for (int j = 1; j <= d; j++)
-		pr->empty[j - 1] = -2 * (float)-map->mean[j];
-	pr->empty[d] = 0;
-	pr->empty[d + 1] = 1;
 	pr->low = ikmap_float_bound(p + 1);
 	pr->margin_rel = margin_rel(d, p, eta);
 	struct kernels kn = pick_kernels(d);
@@ -646,20 +631,12 @@ static struct ikmap_prune *build(const struct ikmap *map)
 		for (int s = 0; s < map->nsamples; s++) {
 			if (failed)
 				continue;
-			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
 			int nnz = 0;
-			double sq = 0;
-			/* ||c - m||^2 in ikmap_anne_dense_row's order (dense_row) */
-			for (int j = 1; j <= d; j++) {
-				double c = -map->mean[j];
-				if (e < end && map->sample_index[e] == j) {
-					feat[nnz] = j;
-					val[nnz++] = ikmap_sample_scaled(map, e);
-					c = ikmap_sample_scaled(map, e++) - map->mean[j];
-				}
-				sq += c * c;
+			for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
+				feat[nnz] = map->sample_index[e];
+				val[nnz++] = ikmap_sample_scaled(map, e);
 			}
-			pr->sample_sq[s] = sq;
+			double sq = map->centred_sq[s];	/* ||c - m||^2 as the dense rows hold it */
 			double y[PRUNE_DIRS];
 			kn.project(pr->pt, feat, val, nnz, y);
 			double yy = 0;
@@ -866,29 +843,6 @@ static const struct feature_node *row_nodes(const struct ikmap *map,
 	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
-/* Writes ikmap_anne_dense_row's row of sample s at row (see struct ikmap_prune). */
-static void dense_row(const struct ikmap *map, const struct ikmap_prune *pr, int s, float *row)
-{
-	int dim = map->dim;
-	int64_t start = map->sample_start[s], n = map->sample_start[s + 1] - start;
-	const int *idx = map->sample_index + start;
-	const double *mean = map->mean, *f = map->factor;
-	memcpy(row, pr->empty, ((size_t)dim + 2) * sizeof(float));
-	/* ikmap_sample_scaled's values, the case chosen once (a scaled copy, factors, none) */
-	if (map->sample_scaled || !f) {
-		const double *v = (map->sample_scaled ? map->sample_scaled : map->sample_value) + start;
-		for (int64_t e = 0; e < n; e++)
-			row[idx[e] - 1] = -2 * (float)(v[e] - mean[idx[e]]);
-	} else {
-		const double *v = map->sample_value + start;
-		for (int64_t e = 0; e < n; e++) {
-			int j = idx[e];
-			row[j - 1] = -2 * (float)(v[e] * f[j] - mean[j]);
-		}
-	}
-	row[dim] = (float)pr->sample_sq[s];
-}
-
 /* Asks for sample s's stored nonzeros to be brought into cache (a hint only). */
 static void prefetch_sample(const struct ikmap *map, int s)
 {
@@ -904,8 +858,7 @@ static void prefetch_sample(const struct ikmap *map, int s)
 }
 
 /* The dense row of centre i of partitioning k (in the current block), made when missing. */
-static const float *centre_row(const struct ikmap *map, const struct ikmap_prune *pr,
-	struct workspace *w, int k, int i)
+static const float *centre_row(const struct ikmap *map, struct workspace *w, int k, int i)
 {
 	if (w->held)
 		return w->held + (size_t)map->centre[(size_t)k * map->psi + (size_t)i]
@@ -913,7 +866,7 @@ static const float *centre_row(const struct ikmap *map, const struct ikmap_prune
 	size_t col = (size_t)(k - w->k0) * (size_t)map->psi + (size_t)i;
 	float *row = w->block + col * (size_t)map->dense_ld;
 	if (w->stamp[col] != w->block_id) {
-		dense_row(map, pr, map->centre[(size_t)k * map->psi + (size_t)i], row);
+		ikmap_anne_dense_row(map, map->centre[(size_t)k * map->psi + (size_t)i], row);
 		w->stamp[col] = w->block_id;
 	}
 	return row;
@@ -926,8 +879,8 @@ static const float *centre_row(const struct ikmap *map, const struct ikmap_prune
  * the next sample fetched while one is written (the samples' first
  * cache misses were most of the making); a few rows make theirs on use.
  */
-static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
-	struct workspace *w, int k0, int parts, int nrows, int cols)
+static void begin_block(const struct ikmap *map, struct workspace *w, int k0, int parts,
+	int nrows, int cols)
 {
 	w->k0 = k0;
 	if (w->held)
@@ -945,7 +898,7 @@ static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
 	for (int c = 0; c < n; c++) {
 		if (c + 2 < n)
 			prefetch_sample(map, sample[c + 2]);
-		dense_row(map, pr, sample[c], w->block + (size_t)c * map->dense_ld);
+		ikmap_anne_dense_row(map, sample[c], w->block + (size_t)c * map->dense_ld);
 		w->stamp[c] = w->block_id;
 	}
 }
@@ -972,7 +925,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
 	 */
 	double slack = e + e1 + margin;
-	float u = kn->dot(xrow, centre_row(map, pr, w, k, best), ld);
+	float u = kn->dot(xrow, centre_row(map, w, k, best), ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
@@ -993,7 +946,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 			n = c;	/* sorted: the rest clear U too */
 			break;
 		}
-		float s = kn->dot(xrow, centre_row(map, pr, w, k, i), ld);
+		float s = kn->dot(xrow, centre_row(map, w, k, i), ld);
 		w->score[c] = s;
 		if (s < u) {
 			u = s;
@@ -1020,7 +973,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 		w->flags[w->cand[c]] = w->score[c] <= win;
 		if (w->flags[w->cand[c]]) {
 			w->rc.cand[m2] = w->cand[c];
-			w->rc.rows[m2++] = centre_row(map, pr, w, k, w->cand[c]);
+			w->rc.rows[m2++] = centre_row(map, w, k, w->cand[c]);
 		}
 	}
 	int cell = ikmap_recheck_double(map, xrow, a, k, m2, &w->rc, w->flags);
@@ -1092,7 +1045,7 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
-		begin_block(map, pr, w, k0, parts, nrows, parts_per * psi);
+		begin_block(map, w, k0, parts, nrows, parts_per * psi);
 		/*
 		 * Row-major: the row stays in L1 while the block's centres come
 		 * from L2 or L3. Each partitioning's lowest bound is found one
@@ -1116,7 +1069,7 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 						+ (size_t)np * psi, psi);
 					size_t col = (size_t)np * psi + (size_t)next_best;
 					if (w->held)
-						prefetch_row(centre_row(map, pr, w, k0 + np, next_best), ld);
+						prefetch_row(centre_row(map, w, k0 + np, next_best), ld);
 					else if (w->stamp[col] == w->block_id)
 						prefetch_row(w->block + col * ld, ld);
 				}
@@ -1160,7 +1113,7 @@ static float *held_rows(const struct ikmap *map, size_t count, int threads)
 		return NULL;
 #pragma omp parallel for num_threads(threads) schedule(static)
 	for (int s = 0; s < map->nsamples; s++)
-		dense_row(map, map->prune, s, held + (size_t)s * ld);
+		ikmap_anne_dense_row(map, s, held + (size_t)s * ld);
 	return held;
 }
 

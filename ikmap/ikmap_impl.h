@@ -92,6 +92,15 @@ struct ikmap {
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
 	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
+	/*
+	 * Both dense variants: each sample's ||c - mean||^2 (summed over
+	 * j = 1..dim in order) and the dense row of a sample with no
+	 * nonzeros ([-2 (0 - mean), 0, 1]); a sample's row is that row with
+	 * its nonzeros and its squared norm written in (ikmap_anne_dense_row),
+	 * so no row needs a pass over all d features.
+	 */
+	double *centred_sq;	/* [nsamples] */
+	float *empty_row;	/* [dense_ld] */
 	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
 	int64_t *post_start;	/* [key count + 1] by feature key (ikmap_feature_key) */
 	int *post_sample;
@@ -294,7 +303,11 @@ int ikmap_anne_prepare(struct ikmap *map, char *err);
  * pruned map has none until its pruning is dropped (anne_prune.c).
  */
 int ikmap_anne_dense_matrix(struct ikmap *map);
-/* Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns ||c - mean||. */
+/*
+ * Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns
+ * ||c - mean||. Needs the dense basics (mean, centred_sq, empty_row),
+ * which the dense path, pruned or not, always has.
+ */
 double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row);
 int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err);
 

@@ -63,6 +63,8 @@ void ikmap_free(struct ikmap *map)
 	free(map->mean);
 	free(map->dense);
 	free(map->part_maxnorm_centred);
+	free(map->centred_sq);
+	free(map->empty_row);
 	free(map->post_start);
 	free(map->post_sample);
 	free(map->post_value);
