@@ -428,9 +428,8 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
  * it holds one centre, the cell.
  */
 __attribute__((target(VNNI_TARGET), always_inline))
-static inline int partition_cell(const struct ikmap *map, const struct centres *c,
-	const struct ikmap_rows_in *in, size_t row, int k, const int32_t *acc, int r,
-	struct workspace *w)
+static inline uint64_t partition_hits(const struct centres *c, int k, const int32_t *acc, int r,
+	const struct workspace *w)
 {
 	__m512 lo[VNNI_MAX_PSI / 16], top = _mm512_set1_ps(INFINITY);
 	__m512 sx = _mm512_set1_ps(w->scale[r]), ex2 = _mm512_set1_ps(w->ex2[r]);
@@ -456,7 +455,31 @@ static inline int partition_cell(const struct ikmap *map, const struct centres *
 	uint64_t hit = 0;
 	for (int g = 0; g < c->groups; g++)
 		hit |= (uint64_t)_mm512_cmp_ps_mask(lo[g], edge, _CMP_LE_OQ) << (16 * g);
-	return (hit & (hit - 1)) == 0 ? __builtin_ctzll(hit) : undecided(map, in, row, k, hit, r, w);
+	return hit;
+}
+
+/*
+ * Asks for the float rows of an undecided partitioning's candidates
+ * (hit) to be brought into cache (a hint only). Why: the t psi rows do
+ * not fit in L2, and undecided()'s dot products began with those misses;
+ * tile_cells finds a block's hits first and fetches these while it
+ * decides the other rows.
+ */
+static void prefetch_candidates(const struct ikmap *map, int k, uint64_t hit)
+{
+#if defined(__GNUC__)
+	size_t ld = (size_t)map->dense_ld;
+	const float *centre = map->dense + (size_t)k * (size_t)map->psi * ld;
+	for (; hit; hit &= hit - 1) {
+		const float *row = centre + (size_t)__builtin_ctzll(hit) * ld;
+		for (size_t i = 0; i < ld; i += 16)	/* one 64-byte line per 16 floats */
+			__builtin_prefetch(row + i, 0, 3);
+	}
+#else
+	(void)map;
+	(void)k;
+	(void)hit;
+#endif
 }
 
 /*
@@ -484,13 +507,36 @@ static void tile_cells(const struct ikmap *map, const struct centres *c,
 					w->acc + (f - f0) * 16, stride);
 			}
 			int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
+			/*
+			 * Every row's window first: the decided get their cell,
+			 * the undecided their candidates' rows fetched, and only
+			 * then their float scores (undecided), so the fetches of
+			 * one overlap the work on the others.
+			 */
+			uint64_t open[2][VNNI_BLOCK];
 			for (int p = 0; p < parts; p++)
 				for (int r = r0; r < r1; r++) {
-					if (w->norm[r] < 0)
+					uint64_t hit = 0;
+					if (w->norm[r] >= 0) {
+						hit = partition_hits(c, k + p, w->acc + (size_t)(r - r0) * stride
+							+ (size_t)p * groups * 16, r, w);
+						size_t row = first + (size_t)r;
+						if ((hit & (hit - 1)) == 0) {
+							ikmap_put_cell(map, cells, row * t + (size_t)(k + p),
+								(uint32_t)__builtin_ctzll(hit));
+							hit = 0;
+						} else {
+							prefetch_candidates(map, k + p, hit);
+						}
+					}
+					open[p][r - r0] = hit;
+				}
+			for (int p = 0; p < parts; p++)
+				for (int r = r0; r < r1; r++) {
+					if (!open[p][r - r0])
 						continue;
 					size_t row = first + (size_t)r;
-					int cell = partition_cell(map, c, in, row, k + p, w->acc
-						+ (size_t)(r - r0) * stride + (size_t)p * groups * 16, r, w);
+					int cell = undecided(map, in, row, k + p, open[p][r - r0], r, w);
 					ikmap_put_cell(map, cells, row * t + (size_t)(k + p), (uint32_t)cell);
 				}
 		}
