@@ -52,6 +52,7 @@
  * thread count nor on the row blocking.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ static float float_at_least(double v)
 }
 
 /* The centres as bytes, per partitioning: [quad][16 lanes][4 bytes] (64 bytes a quad). */
-struct centres {
+struct ikmap_vnni {
 	int quads;		/* ceil(dim / 4) */
 	int groups;		/* per partitioning: ceil(psi / 16); group f = k groups + g */
 	int stride;		/* int32 per block row of products: 16 max(2, groups rounded up to even) */
@@ -161,7 +162,7 @@ static double quantise(const float *v, int n, int8_t *q, int flip, float *s, int
 	return sqrt(_mm512_reduce_add_pd(sq));
 }
 
-static void centres_free(struct centres *c)
+static void centres_free(struct ikmap_vnni *c)
 {
 	free(c->q);
 	free(c->bias);
@@ -172,7 +173,7 @@ static void centres_free(struct centres *c)
 }
 
 /* 0, or -1 when out of memory. */
-static int centres_make(const struct ikmap *map, struct centres *c, int threads)
+static int centres_make(const struct ikmap *map, struct ikmap_vnni *c, int threads)
 {
 	int t = map->t, psi = map->psi, dim = map->dim, ld = map->dense_ld;
 	c->quads = (dim + 3) / 4;
@@ -428,7 +429,7 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
  * it holds one centre, the cell.
  */
 __attribute__((target(VNNI_TARGET), always_inline))
-static inline uint64_t partition_hits(const struct centres *c, int k, const int32_t *acc, int r,
+static inline uint64_t partition_hits(const struct ikmap_vnni *c, int k, const int32_t *acc, int r,
 	const struct workspace *w)
 {
 	__m512 lo[VNNI_MAX_PSI / 16], top = _mm512_set1_ps(INFINITY);
@@ -489,7 +490,7 @@ static void prefetch_candidates(const struct ikmap *map, int k, uint64_t hit)
  * group twice), then each row's cell in each partitioning done.
  */
 __attribute__((target(VNNI_TARGET)))
-static void tile_cells(const struct ikmap *map, const struct centres *c,
+static void tile_cells(const struct ikmap *map, const struct ikmap_vnni *c,
 	const struct ikmap_rows_in *in, size_t first, int n, void *cells, struct workspace *w)
 {
 	int t = map->t, quads = c->quads, groups = c->groups, stride = c->stride;
@@ -544,7 +545,7 @@ static void tile_cells(const struct ikmap *map, const struct centres *c,
 }
 
 /* Packs and quantises rows first .. first + n - 1 into w. 0, or -2 for a non-finite value. */
-static int pack_block(const struct ikmap *map, const struct centres *c,
+static int pack_block(const struct ikmap *map, const struct ikmap_vnni *c,
 	const struct ikmap_rows_in *in, size_t first, int n, struct workspace *w)
 {
 	const double u = 0x1p-24;
@@ -616,14 +617,47 @@ int ikmap_anne_vnni_ready(const struct ikmap *map)
 	return usable(map);
 }
 
+void ikmap_anne_vnni_free(struct ikmap_vnni *v)
+{
+	if (v)
+		centres_free(v);
+	free(v);
+}
+
+/*
+ * The map's quantised centres, made on first use (ikmap_impl.h): NULL
+ * when out of memory. Threads that race both make them; the first stored
+ * wins and the others free theirs (all are the same bytes).
+ */
+static const struct ikmap_vnni *centres_of(const struct ikmap *map, int threads)
+{
+	struct ikmap_vnni *c = atomic_load(&map->vnni);
+	if (c)
+		return c;
+	c = malloc(sizeof *c);
+	if (!c || centres_make(map, c, threads)) {
+		free(c);
+		return NULL;
+	}
+	/* sound through the const pointer: maps come from ikmap_alloc, never const objects */
+	struct ikmap *cache = (struct ikmap *)map;
+	struct ikmap_vnni *none = NULL;
+	if (!atomic_compare_exchange_strong(&cache->vnni, &none, c)) {
+		ikmap_anne_vnni_free(c);
+		return none;
+	}
+	return c;
+}
+
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads)
 {
 	if (!usable(map))
 		return 1;
-	struct centres c;
-	if (centres_make(map, &c, threads))
+	const struct ikmap_vnni *cp = centres_of(map, threads);
+	if (!cp)
 		return -1;
+	const struct ikmap_vnni c = *cp;
 	int t = map->t, quads = c.quads;
 	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
 	int failed = 0;
@@ -656,11 +690,15 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 		}
 		workspace_free(&w);
 	}
-	centres_free(&c);
 	return failed & 1 ? -1 : failed ? -2 : 0;
 }
 
 #else
+
+void ikmap_anne_vnni_free(struct ikmap_vnni *v)
+{
+	(void)v;
+}
 
 int ikmap_anne_vnni_takes(const struct ikmap *map)
 {

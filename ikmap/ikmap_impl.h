@@ -109,6 +109,16 @@ struct ikmap {
 	/* dense path, pruned (anne_prune.c): lower bounds that rule most centres out; NULL: none */
 	struct ikmap_prune *prune;
 
+	/*
+	 * The 8-bit path's centres (anne_vnni.c), quantised from the centre
+	 * matrix when a mapping first needs them and kept for the map's life
+	 * (they depend on nothing else, so later mappings, e.g. train's and
+	 * predict's batches, quantise nothing); NULL until then. Atomic: set
+	 * once by compare-and-swap, mapping threads may race to make them.
+	 * Never saved.
+	 */
+	_Atomic(struct ikmap_vnni *) vnni;
+
 	/* the GPU context, made on first use (anne_device.c); never NULL */
 	struct ikmap_gpu *gpu;
 
@@ -443,6 +453,8 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 int ikmap_anne_vnni_takes(const struct ikmap *map);
 /* 1 when ikmap_anne_vnni_map would take this map's rows now (for tests). */
 int ikmap_anne_vnni_ready(const struct ikmap *map);
+/* Frees the quantised centres (NULL: nothing). */
+void ikmap_anne_vnni_free(struct ikmap_vnni *v);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */

@@ -73,6 +73,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->flat_node);
 	free(map->keys);
 	ikmap_prune_free(map->prune);
+	ikmap_anne_vnni_free(atomic_load(&map->vnni));
 	ikmap_gpu_free(map->gpu);
 	free(map);
 }

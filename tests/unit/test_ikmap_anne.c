@@ -8,6 +8,7 @@
  * sampling), the max-abs factors, and the distances over all d features.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
@@ -776,6 +777,60 @@ START_TEST(pruned_held_rows)
 }
 END_TEST
 
+/*
+ * The 8-bit path quantises the centres once per map (anne_vnni.c keeps
+ * them in map->vnni): two threads that map through one fresh map at
+ * once (racing to make them), and later calls reusing them, all give the
+ * cells of a map that makes them for one call only, which equal the
+ * reference.
+ */
+START_TEST(vnni_centres_made_once)
+{
+	int vnni = 0;	/* without the 8-bit path nothing may be kept, and the cells are the same */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+	__builtin_cpu_init();
+	vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+		&& __builtin_cpu_supports("avx512bw");
+#endif
+	struct data train = prototype_data(500, 150, 10, 0.1, 55);
+	struct data query = prototype_data(300, 150, 10, 0.1, 56);
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *map = build(&train, 9, 40, 1, 57);
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_DENSE, err) == 0, "%s", err);
+	ck_assert_int_eq(ikmap_anne_set_prune(map, 0, err), 0);
+	ck_assert_int_eq(ikmap_anne_vnni_ready(map), vnni);
+	ck_assert_ptr_null(atomic_load(&map->vnni));
+	size_t bytes = (size_t)query.n * ikmap_t(map) * ikmap_cell_size(map);
+	unsigned char *twice[2];
+	int status[2];
+#pragma omp parallel for num_threads(2)
+	for (int i = 0; i < 2; i++) {
+		twice[i] = malloc(bytes);
+		status[i] = twice[i] ? ikmap_map(map, query.row, (size_t)query.n, twice[i], 1, NULL) : -1;
+	}
+	ck_assert(status[0] == 0 && status[1] == 0);
+	struct ikmap_vnni *kept = atomic_load(&map->vnni);
+	ck_assert(vnni ? kept != NULL : kept == NULL);
+	ck_assert(memcmp(twice[0], twice[1], bytes) == 0);
+	/* again, in three calls: the same kept centres, the same cells */
+	unsigned char *again = malloc(bytes);
+	ck_assert_ptr_nonnull(again);
+	size_t row_bytes = bytes / (size_t)query.n;
+	for (int first = 0; first < query.n; first += 100)
+		ck_assert_int_eq(ikmap_map(map, query.row + first, 100, again + (size_t)first * row_bytes,
+			2, err), 0);
+	ck_assert_ptr_eq(atomic_load(&map->vnni), kept);
+	ck_assert(memcmp(twice[0], again, bytes) == 0);
+	check_cells(map, &train, &query, 1, (int)IKMAP_PATH_DENSE);
+	free(twice[0]);
+	free(twice[1]);
+	free(again);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
 START_TEST(pruning_chosen_for_wide_data_only)
 {
 	/*
@@ -831,6 +886,7 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
 	tcase_add_test(pruned, recheck_bound_holds_and_is_tight);
 	tcase_add_test(pruned, pruned_held_rows);
+	tcase_add_test(pruned, vnni_centres_made_once);
 	suite_add_tcase(s, pruned);
 	return s;
 }
