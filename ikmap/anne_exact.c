@@ -147,9 +147,6 @@ void ikmap_recheck_free(struct ikmap_recheck *rc)
 	free(rc->cand);
 	free(rc->rows);
 	free(rc->dist);
-	rc->cand = NULL;
-	rc->rows = NULL;
-	rc->dist = NULL;
 }
 
 int ikmap_recheck_double(const struct ikmap *map, const float *x, double a, int k, int n,
