@@ -59,6 +59,7 @@ struct workspace {
 	 */
 	struct feature_node *scratch;
 	size_t scratch_row;
+	struct ikmap_recheck rc;	/* the double recheck's candidates */
 };
 
 
@@ -252,9 +253,10 @@ static const struct feature_node *row_nodes(const struct ikmap *map,
 	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
+/* x: the packed row, a its norm; the float window, then the double recheck, then the reference. */
 static int segment_cell(const struct ikmap *map, window_fn window,
 	const struct ikmap_rows_in *in, size_t row, int k, const float *s, double tol,
-	struct workspace *w)
+	const float *x, double a, struct workspace *w)
 {
 	int psi = map->psi, at;
 	float thr;
@@ -262,7 +264,9 @@ static int segment_cell(const struct ikmap *map, window_fn window,
 		return at;
 	for (int i = 0; i < psi; i++)
 		w->flags[i] = s[i] <= thr;
-	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
+	int cell = ikmap_recheck_matrix(map, x, a, k,
+		map->dense + (size_t)k * (size_t)psi * (size_t)map->dense_ld, &w->rc, w->flags);
+	return cell >= 0 ? cell : ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
 /* See ikmap_impl.h. */
@@ -373,7 +377,8 @@ static int map_tile(const struct ikmap *map, window_fn window,
 				const float *s = w->score + (size_t)r * cols + (size_t)p * psi;
 				double tol = 2 * ikmap_bound_at(&bound, w->norm[r],
 					map->part_maxnorm_centred[k0 + p]);
-				int cell = segment_cell(map, window, in, row, k0 + p, s, tol, w);
+				int cell = segment_cell(map, window, in, row, k0 + p, s, tol,
+					w->x + (size_t)r * ld, w->norm[r], w);
 				ikmap_put_cell(map, cells, row * t + (size_t)(k0 + p), (uint32_t)cell);
 			}
 		}
@@ -399,7 +404,9 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, const st
 	w->flags = malloc((size_t)map->psi);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
 	w->scratch_row = SIZE_MAX;
-	return w->x && w->score && w->norm && w->flags && (!dense || w->scratch) ? 0 : -1;
+	int rc_failed = ikmap_recheck_init(&w->rc, map->psi);
+	return w->x && w->score && w->norm && w->flags && (!dense || w->scratch) && !rc_failed
+		? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
@@ -409,6 +416,7 @@ static void workspace_free(struct workspace *w)
 	free(w->norm);
 	free(w->flags);
 	free(w->scratch);
+	ikmap_recheck_free(&w->rc);
 }
 
 /* 0, -1 (out of memory) or -2 (a non-finite dense value). */

@@ -52,10 +52,24 @@
  * gamma_{d+2}(u) + 2.3u + gamma_{d+2}(v) <= 2 gamma_{d+3}(u) + gamma_{d+2}(v)
  * and the rest below 2^-123 (d + 1)(A + B + 1); 2^-120 leaves room.
  *
+ * Double recheck of the dense paths (ikmap_recheck_double): the float
+ * entries x~ = fl32(fl64(x - m)) and c~ (the centre row / -2, exact) are
+ * each within alpha |entry| + 2^-150 of x - m and c - m, alpha = u + v +
+ * uv, so | ||x~ - c~|| - ||x - c|| | <= delta = alpha (A + B) +
+ * 2 sqrt(d) 2^-150 and |D~ - D| <= 2 (A + B) delta + delta^2 for D~ =
+ * ||x~ - c~||^2. Summed in double from those exact doubles (a rounded
+ * difference and square per term, d nonnegative terms) the score is
+ * within gamma_{d+2}(v) D~ of D~; with the reference's gamma_{d+2}(v) D,
+ * |score - R| <= (2 alpha + alpha^2 + 2.01 gamma_{d+2}(v)) (A + B)^2
+ * + 2^-140 (d + 1)(A + B + 1): the GEMM's gamma_{d+3}(u) is gone, so
+ * the window is some 780 times narrower than the float one at d = 784.
+ *
  * A and B come from computed squared norms (relative error <= gamma_{d+4}(v)
  * including the centring), so they are inflated by 1 + 2 gamma_{d+4}(v)
  * before use, and the bound itself by 2^-20 for its own rounding.
  */
+#include <math.h>
+#include <stdlib.h>
 #include "ikmap_impl.h"
 
 static double gamma_n(double n, double unit)
@@ -91,6 +105,83 @@ struct ikmap_bound ikmap_gpu_bound(int dim)
 	double d = dim;
 	return make_bound(dim, 2 * gamma_n(d + 3, 0x1p-24) + gamma_n(d + 2, 0x1p-53),
 		0x1p-120 * (d + 1));
+}
+
+struct ikmap_bound ikmap_recheck_bound(int dim)
+{
+	double d = dim, alpha = 0x1p-24 + 0x1p-53 + 0x1p-77;
+	return make_bound(dim, alpha * (2 + alpha) + 2.01 * gamma_n(d + 2, 0x1p-53),
+		0x1p-140 * (d + 1));
+}
+
+/* sum (x_i - c_i)^2 over i < n in double, c_i = row_i / -2 (exact), in eight running sums. */
+static double recheck_distance(const float *x, const float *row, int n)
+{
+	double part[8] = {0};
+	int i = 0;
+	for (; i + 8 <= n; i += 8)
+		for (int l = 0; l < 8; l++) {
+			double diff = (double)x[i + l] + 0.5 * (double)row[i + l];
+			part[l] += diff * diff;
+		}
+	for (; i < n; i++) {
+		double diff = (double)x[i] + 0.5 * (double)row[i];
+		part[0] += diff * diff;
+	}
+	double sum = 0;
+	for (int l = 0; l < 8; l++)
+		sum += part[l];
+	return sum;
+}
+
+int ikmap_recheck_init(struct ikmap_recheck *rc, int psi)
+{
+	rc->cand = malloc((size_t)psi * sizeof *rc->cand);
+	rc->rows = malloc((size_t)psi * sizeof *rc->rows);
+	rc->dist = malloc((size_t)psi * sizeof *rc->dist);
+	return rc->cand && rc->rows && rc->dist ? 0 : -1;
+}
+
+void ikmap_recheck_free(struct ikmap_recheck *rc)
+{
+	free(rc->cand);
+	free(rc->rows);
+	free(rc->dist);
+}
+
+int ikmap_recheck_double(const struct ikmap *map, const float *x, double a, int k, int n,
+	struct ikmap_recheck *rc, unsigned char *flags)
+{
+	struct ikmap_bound e = ikmap_recheck_bound(map->dim);
+	double lowest = INFINITY;
+	for (int c = 0; c < n; c++) {
+		rc->dist[c] = recheck_distance(x, rc->rows[c], map->dim);
+		lowest = rc->dist[c] < lowest ? rc->dist[c] : lowest;
+	}
+	/* the edge rounded up: a candidate exactly at it stays */
+	double edge = nextafter(lowest + 2 * ikmap_bound_at(&e, a, map->part_maxnorm_centred[k]),
+		INFINITY);
+	int within = 0, only = -1;
+	for (int c = 0; c < n; c++) {
+		flags[rc->cand[c]] = rc->dist[c] <= edge;
+		if (flags[rc->cand[c]]) {
+			within++;
+			only = rc->cand[c];
+		}
+	}
+	return within == 1 ? only : -1;
+}
+
+int ikmap_recheck_matrix(const struct ikmap *map, const float *x, double a, int k,
+	const float *centres, struct ikmap_recheck *rc, unsigned char *flags)
+{
+	int n = 0;
+	for (int i = 0; i < map->psi; i++)
+		if (flags[i]) {
+			rc->cand[n] = i;
+			rc->rows[n++] = centres + (size_t)i * (size_t)map->dense_ld;
+		}
+	return ikmap_recheck_double(map, x, a, k, n, rc, flags);
 }
 
 double ikmap_reference_distance(const struct ikmap *map, const struct feature_node *x, int s)

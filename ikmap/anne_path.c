@@ -26,6 +26,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ikmap_impl.h"
 
 #define DENSE_MAX_DIM (1 << 20)
@@ -199,22 +200,28 @@ static int centre_mean(struct ikmap *map)
 	return 0;
 }
 
-/* Writes row [-2 (c - mean), ||c - mean||^2, 1] of sample s; returns ||c - mean||. */
+/* See ikmap_impl.h: the empty row, then the sample's nonzeros and squared norm. */
 double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row)
 {
-	const double *mean = map->mean;
-	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
-	double sq = 0;
-	for (int j = 1; j <= map->dim; j++) {
-		double c = -mean[j];
-		if (e < end && map->sample_index[e] == j)
-			c = ikmap_sample_scaled(map, e++) - mean[j];
-		sq += c * c;
-		row[j - 1] = -2 * (float)c;
+	int dim = map->dim;
+	int64_t start = map->sample_start[s], n = map->sample_start[s + 1] - start;
+	const int *idx = map->sample_index + start;
+	const double *mean = map->mean, *f = map->factor;
+	memcpy(row, map->empty_row, ((size_t)dim + 2) * sizeof(float));
+	/* ikmap_sample_scaled's values, the case chosen once (a scaled copy, factors, none) */
+	if (map->sample_scaled || !f) {
+		const double *v = (map->sample_scaled ? map->sample_scaled : map->sample_value) + start;
+		for (int64_t e = 0; e < n; e++)
+			row[idx[e] - 1] = -2 * (float)(v[e] - mean[idx[e]]);
+	} else {
+		const double *v = map->sample_value + start;
+		for (int64_t e = 0; e < n; e++) {
+			int j = idx[e];
+			row[j - 1] = -2 * (float)(v[e] * f[j] - mean[j]);
+		}
 	}
-	row[map->dim] = (float)sq;
-	row[map->dim + 1] = 1;
-	return sqrt(sq);
+	row[dim] = (float)map->centred_sq[s];
+	return sqrt(map->centred_sq[s]);
 }
 
 static void drop_dense(struct ikmap *map)
@@ -222,13 +229,17 @@ static void drop_dense(struct ikmap *map)
 	free(map->mean);
 	free(map->dense);
 	free(map->part_maxnorm_centred);
+	free(map->centred_sq);
+	free(map->empty_row);
 	map->mean = NULL;
 	map->dense = NULL;
 	map->part_maxnorm_centred = NULL;
+	map->centred_sq = NULL;
+	map->empty_row = NULL;
 }
 
-/* The ||c - mean|| of sample s, as ikmap_anne_dense_row computes it. */
-static double centred_norm(const struct ikmap *map, int s)
+/* ||c - mean||^2 of sample s, summed over j = 1..dim in order. */
+static double centred_sq(const struct ikmap *map, int s)
 {
 	const double *mean = map->mean;
 	int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
@@ -239,7 +250,7 @@ static double centred_norm(const struct ikmap *map, int s)
 			c = ikmap_sample_scaled(map, e++) - mean[j];
 		sq += c * c;
 	}
-	return sqrt(sq);
+	return sq;
 }
 
 /*
@@ -261,12 +272,16 @@ static int dense_basics(struct ikmap *map)
 		return 0;
 	map->dense_ld = map->dim + 2;
 	map->part_maxnorm_centred = calloc((size_t)map->t, sizeof(double));
-	double *norm = malloc((size_t)map->nsamples * sizeof(double));
-	if (!map->part_maxnorm_centred || !norm || centre_mean(map)) {
-		free(norm);
+	map->centred_sq = malloc((size_t)map->nsamples * sizeof(double));
+	map->empty_row = malloc(((size_t)map->dim + 2) * sizeof(float));
+	if (!map->part_maxnorm_centred || !map->centred_sq || !map->empty_row || centre_mean(map)) {
 		drop_dense(map);
 		return -1;
 	}
+	for (int j = 1; j <= map->dim; j++)
+		map->empty_row[j - 1] = -2 * (float)-map->mean[j];
+	map->empty_row[map->dim] = 0;
+	map->empty_row[map->dim + 1] = 1;
 	/*
 	 * One sample per iteration, each summed in its own order: any thread
 	 * count gives these norms. Small maps stay serial (PARALLEL_WORK).
@@ -274,12 +289,11 @@ static int dense_basics(struct ikmap *map)
 	int many = (double)map->nsamples * map->dim >= PARALLEL_WORK;
 #pragma omp parallel for num_threads(ikmap_threads(0)) schedule(static) if(many)
 	for (int s = 0; s < map->nsamples; s++)
-		norm[s] = centred_norm(map, s);
+		map->centred_sq[s] = centred_sq(map, s);
 	for (int k = 0; k < map->t; k++)
 		for (int i = 0; i < map->psi; i++)
 			map->part_maxnorm_centred[k] = fmax(map->part_maxnorm_centred[k],
-				norm[map->centre[(size_t)k * map->psi + (size_t)i]]);
-	free(norm);
+				sqrt(map->centred_sq[map->centre[(size_t)k * map->psi + (size_t)i]]));
 	return 0;
 }
 

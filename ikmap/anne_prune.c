@@ -133,17 +133,11 @@ struct ikmap_prune {
 	double mean_norm;	/* ||m|| */
 	float *centre;		/* [t psi][ld] */
 	/*
-	 * The dense path's row of a sample (ikmap_anne_dense_row) is made
-	 * when a mapping thread first needs it in a block of partitionings
-	 * (dense_row), not held for every sample: from empty, the row of a
-	 * sample with no nonzeros ([-2 (0 - m), 0, 1]; its squared-norm entry
-	 * is the sample's own), the sample's nonzeros and sample_sq, its
-	 * ||c - m||^2 summed as ikmap_anne_dense_row sums it. So the floats are
-	 * that function's, bit for bit, and the map is not held twice (these
-	 * rows were 65 MB beside the 94 MB of samples on 784-d data).
+	 * The dense path's row of a sample (ikmap_anne_dense_row, from the
+	 * map's empty row, the sample's nonzeros and its centred_sq) is made
+	 * when a mapping thread needs it, not held in the map (these rows
+	 * were 65 MB beside the 94 MB of samples on 784-d data).
 	 */
-	float *empty;		/* [dim + 2] */
-	double *sample_sq;	/* [nsamples] */
 	double *part_maxz;	/* [t]: largest ||z_c|| of each partitioning */
 	struct ikmap_bound low;	/* float GEMM bound in p + 1 dimensions */
 	double margin_rel;	/* Mrel */
@@ -564,8 +558,6 @@ void ikmap_prune_free(struct ikmap_prune *pr)
 	free(pr->pt);
 	free(pr->pm);
 	free(pr->centre);
-	free(pr->empty);
-	free(pr->sample_sq);
 	free(pr->part_maxz);
 	free(pr);
 }
@@ -599,10 +591,7 @@ static struct ikmap_prune *build(const struct ikmap *map)
 	pr->centre = malloc(m * (size_t)pr->ld * sizeof(float));
 	pr->part_maxz = calloc((size_t)map->t, sizeof(double));
 	zs = malloc((size_t)map->nsamples * (size_t)pr->ld * sizeof(float));
-	pr->empty = malloc(((size_t)d + 2) * sizeof(float));
-	pr->sample_sq = malloc((size_t)map->nsamples * sizeof(double));
-	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs || !pr->empty
-			|| !pr->sample_sq)
+	if (!pr->pt || !pr->pm || !pr->centre || !pr->part_maxz || !zs)
 		goto fail;
 	if (principal_directions(map, p, q))
 		goto fail;
@@ -625,10 +614,6 @@ static struct ikmap_prune *build(const struct ikmap *map)
 			pr->pm[i] += pr->pt[(size_t)j * p + i] * map->mean[j];
 	}
 	pr->mean_norm = sqrt(mm);
-	for (int j = 1; j <= d; j++)
-		pr->empty[j - 1] = -2 * (float)-map->mean[j];
-	pr->empty[d] = 0;
-	pr->empty[d + 1] = 1;
 	pr->low = ikmap_float_bound(p + 1);
 	pr->margin_rel = margin_rel(d, p, eta);
 	struct kernels kn = pick_kernels(d);
@@ -646,20 +631,12 @@ static struct ikmap_prune *build(const struct ikmap *map)
 		for (int s = 0; s < map->nsamples; s++) {
 			if (failed)
 				continue;
-			int64_t e = map->sample_start[s], end = map->sample_start[s + 1];
 			int nnz = 0;
-			double sq = 0;
-			/* ||c - m||^2 in ikmap_anne_dense_row's order (dense_row) */
-			for (int j = 1; j <= d; j++) {
-				double c = -map->mean[j];
-				if (e < end && map->sample_index[e] == j) {
-					feat[nnz] = j;
-					val[nnz++] = ikmap_sample_scaled(map, e);
-					c = ikmap_sample_scaled(map, e++) - map->mean[j];
-				}
-				sq += c * c;
+			for (int64_t e = map->sample_start[s]; e < map->sample_start[s + 1]; e++) {
+				feat[nnz] = map->sample_index[e];
+				val[nnz++] = ikmap_sample_scaled(map, e);
 			}
-			pr->sample_sq[s] = sq;
+			double sq = map->centred_sq[s];	/* ||c - m||^2 as the dense rows hold it */
 			double y[PRUNE_DIRS];
 			kn.project(pr->pt, feat, val, nnz, y);
 			double yy = 0;
@@ -795,6 +772,13 @@ struct workspace {
 	 */
 	float *block;
 	unsigned *stamp;	/* [cols] */
+	/*
+	 * Or, when the call holds them (held_rows), every sample's row at
+	 * held[s dense_ld], made once for the whole call: block and stamp are
+	 * then unused.
+	 */
+	const float *held;
+	struct ikmap_recheck rc;	/* the double recheck's candidates */
 	unsigned block_id;	/* never 0 once a block began: 0 marks no row */
 	int k0;			/* the block's first partitioning */
 	unsigned char *flags;	/* [psi] */
@@ -859,29 +843,6 @@ static const struct feature_node *row_nodes(const struct ikmap *map,
 	return ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row);
 }
 
-/* Writes ikmap_anne_dense_row's row of sample s at row (see struct ikmap_prune). */
-static void dense_row(const struct ikmap *map, const struct ikmap_prune *pr, int s, float *row)
-{
-	int dim = map->dim;
-	int64_t start = map->sample_start[s], n = map->sample_start[s + 1] - start;
-	const int *idx = map->sample_index + start;
-	const double *mean = map->mean, *f = map->factor;
-	memcpy(row, pr->empty, ((size_t)dim + 2) * sizeof(float));
-	/* ikmap_sample_scaled's values, the case chosen once (a scaled copy, factors, none) */
-	if (map->sample_scaled || !f) {
-		const double *v = (map->sample_scaled ? map->sample_scaled : map->sample_value) + start;
-		for (int64_t e = 0; e < n; e++)
-			row[idx[e] - 1] = -2 * (float)(v[e] - mean[idx[e]]);
-	} else {
-		const double *v = map->sample_value + start;
-		for (int64_t e = 0; e < n; e++) {
-			int j = idx[e];
-			row[j - 1] = -2 * (float)(v[e] * f[j] - mean[j]);
-		}
-	}
-	row[dim] = (float)pr->sample_sq[s];
-}
-
 /* Asks for sample s's stored nonzeros to be brought into cache (a hint only). */
 static void prefetch_sample(const struct ikmap *map, int s)
 {
@@ -897,13 +858,15 @@ static void prefetch_sample(const struct ikmap *map, int s)
 }
 
 /* The dense row of centre i of partitioning k (in the current block), made when missing. */
-static const float *centre_row(const struct ikmap *map, const struct ikmap_prune *pr,
-	struct workspace *w, int k, int i)
+static const float *centre_row(const struct ikmap *map, struct workspace *w, int k, int i)
 {
+	if (w->held)
+		return w->held + (size_t)map->centre[(size_t)k * map->psi + (size_t)i]
+			* (size_t)map->dense_ld;
 	size_t col = (size_t)(k - w->k0) * (size_t)map->psi + (size_t)i;
 	float *row = w->block + col * (size_t)map->dense_ld;
 	if (w->stamp[col] != w->block_id) {
-		dense_row(map, pr, map->centre[(size_t)k * map->psi + (size_t)i], row);
+		ikmap_anne_dense_row(map, map->centre[(size_t)k * map->psi + (size_t)i], row);
 		w->stamp[col] = w->block_id;
 	}
 	return row;
@@ -916,10 +879,12 @@ static const float *centre_row(const struct ikmap *map, const struct ikmap_prune
  * the next sample fetched while one is written (the samples' first
  * cache misses were most of the making); a few rows make theirs on use.
  */
-static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
-	struct workspace *w, int k0, int parts, int nrows, int cols)
+static void begin_block(const struct ikmap *map, struct workspace *w, int k0, int parts,
+	int nrows, int cols)
 {
 	w->k0 = k0;
+	if (w->held)
+		return;
 	if (++w->block_id == 0) {	/* wrapped: no stamp may match by accident */
 		memset(w->stamp, 0, (size_t)cols * sizeof *w->stamp);
 		w->block_id = 1;
@@ -933,7 +898,7 @@ static void begin_block(const struct ikmap *map, const struct ikmap_prune *pr,
 	for (int c = 0; c < n; c++) {
 		if (c + 2 < n)
 			prefetch_sample(map, sample[c + 2]);
-		dense_row(map, pr, sample[c], w->block + (size_t)c * map->dense_ld);
+		ikmap_anne_dense_row(map, sample[c], w->block + (size_t)c * map->dense_ld);
 		w->stamp[c] = w->block_id;
 	}
 }
@@ -960,7 +925,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 	 * (it and all after it are dropped: R_i >= l_i - E1 - M > U).
 	 */
 	double slack = e + e1 + margin;
-	float u = kn->dot(xrow, centre_row(map, pr, w, k, best), ld);
+	float u = kn->dot(xrow, centre_row(map, w, k, best), ld);
 	float thr = float_at_least((double)u + slack);
 	w->cand[0] = best;
 	w->score[0] = u;
@@ -981,7 +946,7 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 			n = c;	/* sorted: the rest clear U too */
 			break;
 		}
-		float s = kn->dot(xrow, centre_row(map, pr, w, k, i), ld);
+		float s = kn->dot(xrow, centre_row(map, w, k, i), ld);
 		w->score[c] = s;
 		if (s < u) {
 			u = s;
@@ -1001,11 +966,20 @@ static int prune_cell(const struct ikmap *map, const struct ikmap_prune *pr,
 		}
 	if (within == 1)
 		return only;
-	/* Near ties (or true ties): the reference distance over the window. */
-	w->exact++;
+	/* Near ties (or true ties): the double recheck, then the reference distance. */
 	memset(w->flags, 0, (size_t)psi);
-	for (int c = 0; c < n; c++)
+	int m2 = 0;
+	for (int c = 0; c < n; c++) {
 		w->flags[w->cand[c]] = w->score[c] <= win;
+		if (w->flags[w->cand[c]]) {
+			w->rc.cand[m2] = w->cand[c];
+			w->rc.rows[m2++] = centre_row(map, w, k, w->cand[c]);
+		}
+	}
+	int cell = ikmap_recheck_double(map, xrow, a, k, m2, &w->rc, w->flags);
+	if (cell >= 0)
+		return cell;
+	w->exact++;
 	return ikmap_nearest_exact(map, row_nodes(map, in, row, w), k, w->flags);
 }
 
@@ -1071,7 +1045,7 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 		if (sgemm_nt(nrows, cols, zl, w->z, zl, pr->centre + (size_t)k0 * psi * zl, zl,
 				w->low, cols) != 0)
 			return -1;
-		begin_block(map, pr, w, k0, parts, nrows, parts_per * psi);
+		begin_block(map, w, k0, parts, nrows, parts_per * psi);
 		/*
 		 * Row-major: the row stays in L1 while the block's centres come
 		 * from L2 or L3. Each partitioning's lowest bound is found one
@@ -1094,7 +1068,9 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 					next_best = kn->first_min(w->low + (size_t)nr * cols
 						+ (size_t)np * psi, psi);
 					size_t col = (size_t)np * psi + (size_t)next_best;
-					if (w->stamp[col] == w->block_id)
+					if (w->held)
+						prefetch_row(centre_row(map, w, k0 + np, next_best), ld);
+					else if (w->stamp[col] == w->block_id)
 						prefetch_row(w->block + col * ld, ld);
 				}
 				int cell = prune_cell(map, pr, kn, in, row, k0 + p, low, best,
@@ -1113,7 +1089,37 @@ static int map_tile(const struct ikmap *map, const struct kernels *kn,
 	return 0;
 }
 
-static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int dense)
+/*
+ * Every sample's dense row for one call, or NULL. Why: a tile makes its
+ * block's rows again for every block (t psi / TILE_ROWS rows per mapped
+ * row, about a fifth of the map's time on 784-d rows at psi 256; bench/
+ * results/ik-vs-ikpykit-python-speed19.md), where nsamples rows made once
+ * would do. They are held only when there are no more samples than rows
+ * to map: then they take no more memory than those rows' own packed form
+ * (count rows of dense_ld floats, which the caller's input is at least
+ * as large as), so a call may hold them whatever the map; train's and
+ * predict's batches of a few thousand rows against tens of thousands of
+ * samples (issue 22's memory goal) still make them per block. The rows
+ * are dense_row's, so nothing else changes. NULL also when out of memory:
+ * the tiles then make their rows as before.
+ */
+static float *held_rows(const struct ikmap *map, size_t count, int threads)
+{
+	if ((size_t)map->nsamples > count || count < TILE_ROWS)
+		return NULL;
+	size_t ld = (size_t)map->dense_ld;
+	float *held = malloc((size_t)map->nsamples * ld * sizeof *held);
+	if (!held)
+		return NULL;
+#pragma omp parallel for num_threads(threads) schedule(static)
+	for (int s = 0; s < map->nsamples; s++)
+		ikmap_anne_dense_row(map, s, held + (size_t)s * ld);
+	return held;
+}
+
+/* cols: lower bounds per tile row; blocks: 0 when the call holds every row (held_rows). */
+static int workspace_init(struct workspace *w, const struct ikmap *map, int cols, int blocks,
+	int dense)
 {
 	memset(w, 0, sizeof *w);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
@@ -1131,10 +1137,14 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int cols
 	w->cand = malloc(((size_t)map->psi + 1 + GATHER_SLACK) * sizeof(int));
 	w->score = malloc((size_t)map->psi * sizeof(float));
 	w->flags = malloc((size_t)map->psi);
-	w->block = malloc((size_t)cols * (size_t)map->dense_ld * sizeof(float));
-	w->stamp = calloc((size_t)cols, sizeof *w->stamp);
-	return w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
-		&& w->score && w->flags && w->block && w->stamp && (!dense || w->scratch) ? 0 : -1;
+	if (blocks) {
+		w->block = malloc((size_t)cols * (size_t)map->dense_ld * sizeof(float));
+		w->stamp = calloc((size_t)cols, sizeof *w->stamp);
+	}
+	int rc_failed = ikmap_recheck_init(&w->rc, map->psi);
+	return !rc_failed && w->x && w->z && w->low && w->norm && w->znorm && w->feature && w->value && w->cand
+		&& w->score && w->flags && (!blocks || (w->block && w->stamp))
+		&& (!dense || w->scratch) ? 0 : -1;
 }
 
 static void workspace_free(struct workspace *w)
@@ -1152,10 +1162,17 @@ static void workspace_free(struct workspace *w)
 	free(w->flags);
 	free(w->block);
 	free(w->stamp);
+	ikmap_recheck_free(&w->rc);
 }
 
 /* Totals of the last pruned mapping (for measurements; not thread-safe across maps). */
 static uint64_t last_pairs, last_full, last_exact;
+static int last_held;
+
+int ikmap_prune_held_last(void)
+{
+	return last_held;
+}
 
 void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact)
 {
@@ -1179,13 +1196,16 @@ static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in
 	int cols = parts_per * map->psi;
 	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
 	struct kernels kn = pick_kernels(map->dim);
+	float *held = held_rows(map, count, threads);
+	last_held = held != NULL;
 	struct ikmap_gemm_state blas = ikmap_gemm_serial_begin();
 	int failed = 0;
 	uint64_t pairs = 0, full = 0, exact = 0;
 #pragma omp parallel num_threads(threads) reduction(|:failed) reduction(+:pairs, full, exact)
 	{
 		struct workspace w;
-		failed = workspace_init(&w, map, cols, in->rows == NULL) ? 1 : 0;
+		failed = workspace_init(&w, map, cols, held == NULL, in->rows == NULL) ? 1 : 0;
+		w.held = held;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t tile = 0; tile < ntiles; tile++) {
 			if (failed)
@@ -1202,6 +1222,7 @@ static int prune_map_counted(const struct ikmap *map, const struct ikmap_rows_in
 		workspace_free(&w);
 	}
 	ikmap_gemm_serial_end(blas);
+	free(held);
 	counts[0] += pairs;
 	counts[1] += full;
 	counts[2] += exact;

@@ -52,6 +52,7 @@
  * thread count nor on the row blocking.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ static float float_at_least(double v)
 }
 
 /* The centres as bytes, per partitioning: [quad][16 lanes][4 bytes] (64 bytes a quad). */
-struct centres {
+struct ikmap_vnni {
 	int quads;		/* ceil(dim / 4) */
 	int groups;		/* per partitioning: ceil(psi / 16); group f = k groups + g */
 	int stride;		/* int32 per block row of products: 16 max(2, groups rounded up to even) */
@@ -161,7 +162,7 @@ static double quantise(const float *v, int n, int8_t *q, int flip, float *s, int
 	return sqrt(_mm512_reduce_add_pd(sq));
 }
 
-static void centres_free(struct centres *c)
+static void centres_free(struct ikmap_vnni *c)
 {
 	free(c->q);
 	free(c->bias);
@@ -172,7 +173,7 @@ static void centres_free(struct centres *c)
 }
 
 /* 0, or -1 when out of memory. */
-static int centres_make(const struct ikmap *map, struct centres *c, int threads)
+static int centres_make(const struct ikmap *map, struct ikmap_vnni *c, int threads)
 {
 	int t = map->t, psi = map->psi, dim = map->dim, ld = map->dense_ld;
 	c->quads = (dim + 3) / 4;
@@ -267,6 +268,7 @@ struct workspace {
 	unsigned char *flags;	/* [psi] */
 	struct feature_node *scratch;	/* dense input: a row's sparse form (rechecks) */
 	size_t scratch_row;
+	struct ikmap_recheck rc;	/* the double recheck's candidates */
 };
 
 static void workspace_free(struct workspace *w)
@@ -282,6 +284,7 @@ static void workspace_free(struct workspace *w)
 	free(w->acc);
 	free(w->flags);
 	free(w->scratch);
+	ikmap_recheck_free(&w->rc);
 }
 
 static int workspace_init(struct workspace *w, const struct ikmap *map, int quads, int stride,
@@ -301,7 +304,8 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 	w->flags = malloc((size_t)map->psi);
 	w->scratch = dense ? malloc(((size_t)map->dim + 1) * sizeof *w->scratch) : NULL;
 	w->scratch_row = SIZE_MAX;
-	return w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->ex2 && w->qx2 && w->acc
+	int rc_failed = ikmap_recheck_init(&w->rc, map->psi);
+	return !rc_failed && w->x && w->norm && w->xq && w->scale && w->window && w->float_window && w->ex2 && w->qx2 && w->acc
 		&& w->flags && (!dense || w->scratch) ? 0 : -1;
 }
 
@@ -411,6 +415,9 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
 	}
 	if (within == 1)
 		return only;
+	int cell = ikmap_recheck_matrix(map, xrow, w->norm[r], k, centre, &w->rc, w->flags);
+	if (cell >= 0)
+		return cell;
 	return ikmap_nearest_exact(map,
 		ikmap_rows_in_nodes(in, row, map->dim, w->scratch, &w->scratch_row), k, w->flags);
 }
@@ -422,9 +429,8 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
  * it holds one centre, the cell.
  */
 __attribute__((target(VNNI_TARGET), always_inline))
-static inline int partition_cell(const struct ikmap *map, const struct centres *c,
-	const struct ikmap_rows_in *in, size_t row, int k, const int32_t *acc, int r,
-	struct workspace *w)
+static inline uint64_t partition_hits(const struct ikmap_vnni *c, int k, const int32_t *acc, int r,
+	const struct workspace *w)
 {
 	__m512 lo[VNNI_MAX_PSI / 16], top = _mm512_set1_ps(INFINITY);
 	__m512 sx = _mm512_set1_ps(w->scale[r]), ex2 = _mm512_set1_ps(w->ex2[r]);
@@ -450,7 +456,31 @@ static inline int partition_cell(const struct ikmap *map, const struct centres *
 	uint64_t hit = 0;
 	for (int g = 0; g < c->groups; g++)
 		hit |= (uint64_t)_mm512_cmp_ps_mask(lo[g], edge, _CMP_LE_OQ) << (16 * g);
-	return (hit & (hit - 1)) == 0 ? __builtin_ctzll(hit) : undecided(map, in, row, k, hit, r, w);
+	return hit;
+}
+
+/*
+ * Asks for the float rows of an undecided partitioning's candidates
+ * (hit) to be brought into cache (a hint only). Why: the t psi rows do
+ * not fit in L2, and undecided()'s dot products began with those misses;
+ * tile_cells finds a block's hits first and fetches these while it
+ * decides the other rows.
+ */
+static void prefetch_candidates(const struct ikmap *map, int k, uint64_t hit)
+{
+#if defined(__GNUC__)
+	size_t ld = (size_t)map->dense_ld;
+	const float *centre = map->dense + (size_t)k * (size_t)map->psi * ld;
+	for (; hit; hit &= hit - 1) {
+		const float *row = centre + (size_t)__builtin_ctzll(hit) * ld;
+		for (size_t i = 0; i < ld; i += 16)	/* one 64-byte line per 16 floats */
+			__builtin_prefetch(row + i, 0, 3);
+	}
+#else
+	(void)map;
+	(void)k;
+	(void)hit;
+#endif
 }
 
 /*
@@ -460,7 +490,7 @@ static inline int partition_cell(const struct ikmap *map, const struct centres *
  * group twice), then each row's cell in each partitioning done.
  */
 __attribute__((target(VNNI_TARGET)))
-static void tile_cells(const struct ikmap *map, const struct centres *c,
+static void tile_cells(const struct ikmap *map, const struct ikmap_vnni *c,
 	const struct ikmap_rows_in *in, size_t first, int n, void *cells, struct workspace *w)
 {
 	int t = map->t, quads = c->quads, groups = c->groups, stride = c->stride;
@@ -478,13 +508,36 @@ static void tile_cells(const struct ikmap *map, const struct centres *c,
 					w->acc + (f - f0) * 16, stride);
 			}
 			int r1 = n - r0 < VNNI_BLOCK ? n : r0 + VNNI_BLOCK;
+			/*
+			 * Every row's window first: the decided get their cell,
+			 * the undecided their candidates' rows fetched, and only
+			 * then their float scores (undecided), so the fetches of
+			 * one overlap the work on the others.
+			 */
+			uint64_t open[2][VNNI_BLOCK];
 			for (int p = 0; p < parts; p++)
 				for (int r = r0; r < r1; r++) {
-					if (w->norm[r] < 0)
+					uint64_t hit = 0;
+					if (w->norm[r] >= 0) {
+						hit = partition_hits(c, k + p, w->acc + (size_t)(r - r0) * stride
+							+ (size_t)p * groups * 16, r, w);
+						size_t row = first + (size_t)r;
+						if ((hit & (hit - 1)) == 0) {
+							ikmap_put_cell(map, cells, row * t + (size_t)(k + p),
+								(uint32_t)__builtin_ctzll(hit));
+							hit = 0;
+						} else {
+							prefetch_candidates(map, k + p, hit);
+						}
+					}
+					open[p][r - r0] = hit;
+				}
+			for (int p = 0; p < parts; p++)
+				for (int r = r0; r < r1; r++) {
+					if (!open[p][r - r0])
 						continue;
 					size_t row = first + (size_t)r;
-					int cell = partition_cell(map, c, in, row, k + p, w->acc
-						+ (size_t)(r - r0) * stride + (size_t)p * groups * 16, r, w);
+					int cell = undecided(map, in, row, k + p, open[p][r - r0], r, w);
 					ikmap_put_cell(map, cells, row * t + (size_t)(k + p), (uint32_t)cell);
 				}
 		}
@@ -492,7 +545,7 @@ static void tile_cells(const struct ikmap *map, const struct centres *c,
 }
 
 /* Packs and quantises rows first .. first + n - 1 into w. 0, or -2 for a non-finite value. */
-static int pack_block(const struct ikmap *map, const struct centres *c,
+static int pack_block(const struct ikmap *map, const struct ikmap_vnni *c,
 	const struct ikmap_rows_in *in, size_t first, int n, struct workspace *w)
 {
 	const double u = 0x1p-24;
@@ -564,14 +617,47 @@ int ikmap_anne_vnni_ready(const struct ikmap *map)
 	return usable(map);
 }
 
+void ikmap_anne_vnni_free(struct ikmap_vnni *v)
+{
+	if (v)
+		centres_free(v);
+	free(v);
+}
+
+/*
+ * The map's quantised centres, made on first use (ikmap_impl.h): NULL
+ * when out of memory. Threads that race both make them; the first stored
+ * wins and the others free theirs (all are the same bytes).
+ */
+static const struct ikmap_vnni *centres_of(const struct ikmap *map, int threads)
+{
+	struct ikmap_vnni *c = atomic_load(&map->vnni);
+	if (c)
+		return c;
+	c = malloc(sizeof *c);
+	if (!c || centres_make(map, c, threads)) {
+		free(c);
+		return NULL;
+	}
+	/* sound through the const pointer: maps come from ikmap_alloc, never const objects */
+	struct ikmap *cache = (struct ikmap *)map;
+	struct ikmap_vnni *none = NULL;
+	if (!atomic_compare_exchange_strong(&cache->vnni, &none, c)) {
+		ikmap_anne_vnni_free(c);
+		return none;
+	}
+	return c;
+}
+
 int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in, size_t count,
 	void *cells, int threads)
 {
 	if (!usable(map))
 		return 1;
-	struct centres c;
-	if (centres_make(map, &c, threads))
+	const struct ikmap_vnni *cp = centres_of(map, threads);
+	if (!cp)
 		return -1;
+	const struct ikmap_vnni c = *cp;
 	int t = map->t, quads = c.quads;
 	size_t ntiles = (count + TILE_ROWS - 1) / TILE_ROWS;
 	int failed = 0;
@@ -604,11 +690,15 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 		}
 		workspace_free(&w);
 	}
-	centres_free(&c);
 	return failed & 1 ? -1 : failed ? -2 : 0;
 }
 
 #else
+
+void ikmap_anne_vnni_free(struct ikmap_vnni *v)
+{
+	(void)v;
+}
 
 int ikmap_anne_vnni_takes(const struct ikmap *map)
 {

@@ -517,11 +517,17 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 	return 0;
 }
 
-/* ikmap_build_dense's drawn rows: made sparse (the nodes their sparse form holds). */
+/*
+ * ikmap_build_dense's drawn rows: made sparse (the nodes their sparse
+ * form holds), on threads threads (1 where dense_factors stayed serial,
+ * so a small build still starts no thread pool).
+ */
 struct dense_source {
 	const struct ikmap_dense_in *in;
 	int d;
+	int threads;
 	struct feature_node *nodes;
+	size_t *start;		/* [count + 1]: each row's first node */
 };
 
 static int dense_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
@@ -529,29 +535,38 @@ static int dense_rows(void *context, const int *ids, size_t count, struct featur
 {
 	struct dense_source *ds = context;
 	free(ds->nodes);
+	free(ds->start);
 	ds->nodes = NULL;
+	ds->start = NULL;
 	if (rows == NULL)
 		return 0;	/* release */
-	/* each drawn row's nonzeros and its end node, counted exactly */
-	size_t total = 0;
-	for (size_t i = 0; i < count; i++) {
-		const double *x = ds->in->x + (size_t)ids[i] * ds->in->ld;
-		for (int j = 0; j < ds->d; j++)
-			total += x[j] != 0;
-		total++;
+	ds->start = malloc((count + 1) * sizeof *ds->start);
+	if (!ds->start) {
+		ikmap_error(err, "out of memory");
+		return -1;
 	}
-	ds->nodes = malloc(total * sizeof *ds->nodes);
+	/* each drawn row's nonzeros and its end node, counted exactly (rows apart: any threads) */
+	long long n = (long long)count;
+#pragma omp parallel for num_threads(ds->threads) schedule(static) if(ds->threads > 1)
+	for (long long i = 0; i < n; i++) {
+		const double *x = ds->in->x + (size_t)ids[i] * ds->in->ld;
+		size_t nz = 1;
+		for (int j = 0; j < ds->d; j++)
+			nz += x[j] != 0;
+		ds->start[i + 1] = nz;
+	}
+	ds->start[0] = 0;
+	for (size_t i = 0; i < count; i++)
+		ds->start[i + 1] += ds->start[i];
+	ds->nodes = malloc(ds->start[count] * sizeof *ds->nodes);
 	if (!ds->nodes) {
 		ikmap_error(err, "out of memory");
 		return -1;
 	}
-	struct feature_node *at = ds->nodes;
-	for (size_t i = 0; i < count; i++) {
-		rows[i] = at;
-		ikmap_dense_row_nodes(ds->in, (size_t)ids[i], ds->d, at);
-		while (at->index != -1)
-			at++;
-		at++;
+#pragma omp parallel for num_threads(ds->threads) schedule(static) if(ds->threads > 1)
+	for (long long i = 0; i < n; i++) {
+		rows[i] = ds->nodes + ds->start[i];
+		ikmap_dense_row_nodes(ds->in, (size_t)ids[i], ds->d, rows[i]);
 	}
 	return 0;
 }
@@ -573,8 +588,9 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 		return NULL;
 	}
 	struct ikmap_dense_in in = { x, ld, d };
-	struct dense_source ds = { &in, d, NULL };
 	int threads = ikmap_threads(params->threads);
+	/* threads where dense_factors uses them (its `many`) */
+	struct dense_source ds = { &in, d, (double)n * d >= (1 << 22) ? threads : 1, NULL, NULL };
 	/* dense_factors checks the values and makes scale 1's and the shifted range's factors;
 	 * the scan, scales 2-4's over the nonzeros, as the sparse form gives them */
 	int status = dense_factors(map, &in, n, threads, err);
@@ -590,6 +606,7 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 	if (!status)
 		status = ikmap_scan_factors(scan, map, 1, err);
 	free(ds.nodes);
+	free(ds.start);
 	ikmap_scan_free(scan);
 	if (status) {
 		ikmap_free(map);

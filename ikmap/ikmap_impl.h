@@ -92,6 +92,15 @@ struct ikmap {
 	float *dense;		/* [t*psi][dense_ld] */
 	int dense_ld;		/* dim + 2 */
 	double *part_maxnorm_centred;	/* [t]: largest ||c - mean|| per partitioning */
+	/*
+	 * Both dense variants: each sample's ||c - mean||^2 (summed over
+	 * j = 1..dim in order) and the dense row of a sample with no
+	 * nonzeros ([-2 (0 - mean), 0, 1]); a sample's row is that row with
+	 * its nonzeros and its squared norm written in (ikmap_anne_dense_row),
+	 * so no row needs a pass over all d features.
+	 */
+	double *centred_sq;	/* [nsamples] */
+	float *empty_row;	/* [dense_ld] */
 	/* sparse path: feature j's postings at [post_start[j], post_start[j+1]) */
 	int64_t *post_start;	/* [key count + 1] by feature key (ikmap_feature_key) */
 	int *post_sample;
@@ -99,6 +108,16 @@ struct ikmap {
 
 	/* dense path, pruned (anne_prune.c): lower bounds that rule most centres out; NULL: none */
 	struct ikmap_prune *prune;
+
+	/*
+	 * The 8-bit path's centres (anne_vnni.c), quantised from the centre
+	 * matrix when a mapping first needs them and kept for the map's life
+	 * (they depend on nothing else, so later mappings, e.g. train's and
+	 * predict's batches, quantise nothing); NULL until then. Atomic: set
+	 * once by compare-and-swap, mapping threads may race to make them.
+	 * Never saved.
+	 */
+	_Atomic(struct ikmap_vnni *) vnni;
 
 	/* the GPU context, made on first use (anne_device.c); never NULL */
 	struct ikmap_gpu *gpu;
@@ -294,7 +313,11 @@ int ikmap_anne_prepare(struct ikmap *map, char *err);
  * pruned map has none until its pruning is dropped (anne_prune.c).
  */
 int ikmap_anne_dense_matrix(struct ikmap *map);
-/* Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns ||c - mean||. */
+/*
+ * Writes [-2 (c - mean), ||c - mean||^2, 1] of sample s in float; returns
+ * ||c - mean||. Needs the dense basics (mean, centred_sq, empty_row),
+ * which the dense path, pruned or not, always has.
+ */
 double ikmap_anne_dense_row(const struct ikmap *map, int s, float *row);
 int ikmap_anne_use_path(struct ikmap *map, enum ikmap_path path, char *err);
 
@@ -320,9 +343,35 @@ struct ikmap_bound {
 };
 
 struct ikmap_bound ikmap_float_bound(int dim);
+/* The double recheck's (anne_exact.c): float entries of centred values, summed in double. */
+struct ikmap_bound ikmap_recheck_bound(int dim);
 struct ikmap_bound ikmap_double_bound(int dim);
 /* The GPU's float scores (cuda/anne_bound.h) of float-rounded, centred data. */
 struct ikmap_bound ikmap_gpu_bound(int dim);
+
+/*
+ * The dense paths' step between their float window and the reference
+ * distance (anne_exact.c). rc holds the candidates: n centre indices
+ * cand[] of partitioning k (every one whose flag is set) and their dense
+ * rows rows[c] (-2 (c - m) in float). They are scored in double from the
+ * float entries, x the packed row (x - m in float), a the norm the float
+ * bound took (||x - m||). Clears the flag of each candidate the double
+ * window rules out (it can be neither the nearest nor tied with it);
+ * returns the cell when one is left, else -1 (the flags then say which
+ * go to ikmap_nearest_exact). ikmap_recheck_matrix does the same for the
+ * flagged centres of partitioning k's rows at centres (dense_ld apart).
+ */
+struct ikmap_recheck {
+	int *cand;		/* [psi] */
+	const float **rows;	/* [psi] */
+	double *dist;		/* [psi] */
+};
+int ikmap_recheck_init(struct ikmap_recheck *rc, int psi);
+void ikmap_recheck_free(struct ikmap_recheck *rc);
+int ikmap_recheck_double(const struct ikmap *map, const float *x, double a, int k, int n,
+	struct ikmap_recheck *rc, unsigned char *flags);
+int ikmap_recheck_matrix(const struct ikmap *map, const float *x, double a, int k,
+	const float *centres, struct ikmap_recheck *rc, unsigned char *flags);
 
 static inline double ikmap_bound_at(const struct ikmap_bound *e, double a, double b)
 {
@@ -404,6 +453,8 @@ int ikmap_anne_vnni_map(const struct ikmap *map, const struct ikmap_rows_in *in,
 int ikmap_anne_vnni_takes(const struct ikmap *map);
 /* 1 when ikmap_anne_vnni_map would take this map's rows now (for tests). */
 int ikmap_anne_vnni_ready(const struct ikmap *map);
+/* Frees the quantised centres (NULL: nothing). */
+void ikmap_anne_vnni_free(struct ikmap_vnni *v);
 
 /* anne_prune.c (the dense path hands its rows there when map->prune is set) */
 /* 1 when the cost model wants pruning on this dense map (wide data, many centres). */
@@ -432,6 +483,8 @@ int ikmap_anne_prune_map_matrix(const struct ikmap *map, const struct ikmap_dens
 	size_t count, void *cells, int threads);
 /* Lower bounds formed, full float scores computed and exact rechecks in the last pruned mapping. */
 void ikmap_prune_stats(uint64_t *pairs, uint64_t *full_scores, uint64_t *exact);
+/* 1 when the last pruned mapping held every sample's dense row for the call (for tests). */
+int ikmap_prune_held_last(void);
 
 /* anne_device.c */
 /* An untried GPU context; NULL when out of memory. */

@@ -63,6 +63,8 @@ void ikmap_free(struct ikmap *map)
 	free(map->mean);
 	free(map->dense);
 	free(map->part_maxnorm_centred);
+	free(map->centred_sq);
+	free(map->empty_row);
 	free(map->post_start);
 	free(map->post_sample);
 	free(map->post_value);
@@ -71,6 +73,7 @@ void ikmap_free(struct ikmap *map)
 	free(map->flat_node);
 	free(map->keys);
 	ikmap_prune_free(map->prune);
+	ikmap_anne_vnni_free(atomic_load(&map->vnni));
 	ikmap_gpu_free(map->gpu);
 	free(map);
 }

@@ -610,14 +610,19 @@ class IKMap(object):
         return sparse.hstack([cells, raw], format='csr')
 
     def _csr_of_cells(self, cells):
+        """cells (a fresh uint32 array of the library's, which this may overwrite) as the CSR matrix."""
         from scipy import sparse
         count, t = cells.shape
         psi = self.psi
         # int32 indices where they fit: scipy would copy int64 ones down to
-        # int32 anyway, so building them so spares two copies of n*t values
+        # int32 anyway, so building them so spares two copies of n*t values;
+        # and then the cells' own array becomes the columns (no copy at all)
         small = max(t * psi, count * t) <= np.iinfo(np.int32).max
         itype = np.int32 if small else np.int64
-        columns = cells.astype(itype)
+        if small and cells.dtype == np.uint32 and cells.flags.c_contiguous and cells.flags.writeable:
+            columns = cells.view(np.int32)
+        else:
+            columns = cells.astype(itype)
         columns += np.arange(t, dtype=itype)[np.newaxis, :] * itype(psi)
         values = np.full(count * t, _lib.lik_map_cell_value(self._handle), dtype=np.float64)
         indptr = np.arange(0, count * t + 1, t, dtype=itype)

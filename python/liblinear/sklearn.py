@@ -38,7 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from ._ik import IKMap
 from . import liblinear as _ll
@@ -54,6 +54,28 @@ _DEVICES = ("auto", "cpu", "gpu")
 _CLASSIFIERS = (0, 1, 2, 3, 4, 5, 6, 7)
 _LOGISTIC = (0, 6, 7)
 _REGRESSORS = (11, 12, 13)
+
+
+def _rows_of(estimator, X, reset):
+    """X validated for the map. A dense array's finiteness is left to the C library, which
+    checks every value as it reads the rows anyway (scikit-learn's check was a second pass
+    over them, some 6 % of fit_transform on 10000 x 784 rows); sparse values are checked here."""
+    X = validate_data(estimator, X, accept_sparse="csr", dtype=np.float64, reset=reset,
+                      ensure_all_finite=False)
+    if sp.issparse(X):
+        assert_all_finite(X.data, input_name="X")
+    return X
+
+
+def _mapped(make, X, **kwargs):
+    """make(X, **kwargs); when the library refuses dense rows, scikit-learn's own error
+    for a non-finite value where X has one (as its check would have raised it before)."""
+    try:
+        return make(X, **kwargs)
+    except ValueError:
+        if not sp.issparse(X):
+            assert_all_finite(X, input_name="X")
+        raise
 
 
 def _seed_of(random_state):
@@ -144,7 +166,7 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
         return self._fit(X, transform=True)
 
     def _fit(self, X, transform):
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
+        X = _rows_of(self, X, reset=True)
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel must be one of {_KERNELS}, got {self.kernel!r}")
         if self.device not in _DEVICES:
@@ -157,17 +179,17 @@ class IsolationKernel(TransformerMixin, BaseEstimator):
                           f"using psi = {n}", UserWarning)
             psi = n
         make = IKMap.build_transform if transform else IKMap.build
-        made = make(X, kernel=self.kernel, t=t, psi=psi, seed=_seed_of(self.random_state),
-                    scale=self.scale, device=self.device, threads=self._threads(),
-                    raw_weight=self.raw_weight)
+        made = _mapped(make, X, kernel=self.kernel, t=t, psi=psi,
+                       seed=_seed_of(self.random_state), scale=self.scale, device=self.device,
+                       threads=self._threads(), raw_weight=self.raw_weight)
         self.map_, Z = made if transform else (made, None)
         self.psi_ = psi
         return Z
 
     def transform(self, X):
         check_is_fitted(self, "map_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return self.map_.transform(X)
+        X = _rows_of(self, X, reset=False)
+        return _mapped(self.map_.transform, X)
 
 
 class _IKLinear(BaseEstimator):

@@ -222,3 +222,22 @@ def test_bad_parameters_raise_value_error(heart):
         IKLinearRegressor(solver=1).fit(X, y)
     with pytest.raises(ValueError):
         IsolationKernel().fit(np.array([[1.0, np.nan]]))
+
+
+@pytest.mark.parametrize("kernel", ["anne", "iforest", "minmax", "acos"])
+def test_non_finite_input_named_as_scikit_learn_names_it(kernel):
+    """Dense rows are checked by the library as it reads them (not by a second pass in
+    Python), sparse ones by scikit-learn: either way fit, fit_transform and transform refuse
+    NaN and infinity with scikit-learn's own ValueError (whatever the library found first,
+    e.g. minmax's negative -inf)."""
+    rng = np.random.RandomState(3)
+    good = rng.rand(40, 6)
+    ik = IsolationKernel(kernel=kernel, t=8, psi=8 if kernel in ("anne", "iforest") else None)
+    ik.fit(good)
+    for value, said in ((np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")):
+        bad = good.copy()
+        bad[4, 2] = value
+        for call in (lambda X: clone(ik).fit(X), lambda X: clone(ik).fit_transform(X), ik.transform):
+            for X in (bad, sp.csr_matrix(bad)):
+                with pytest.raises(ValueError, match=f"^Input X contains {said}"):
+                    call(X)

@@ -8,6 +8,7 @@
  * sampling), the max-abs factors, and the distances over all d features.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
@@ -679,6 +680,157 @@ START_TEST(vnni_products_do_not_matter)
 }
 END_TEST
 
+/*
+ * The double recheck (anne_exact.c, ikmap_recheck_double): its score of
+ * float entries is within the stated bound of the reference distance, and
+ * the bound is not loose where rounding is worst. Rows and centres of
+ * opposite signs (|x - c| = |x| + |c|, so the entries' rounding errors
+ * add up to nearly 2 u (A + B)^2) and random mantissas: the largest error
+ * seen must stay below the bound but above a third of it, so a bound
+ * three times too small would fail here.
+ */
+START_TEST(recheck_bound_holds_and_is_tight)
+{
+	struct rng g;
+	rng_seed(&g, 61);
+	int dims[] = { 1, 2, 3, 8, 50 };
+	double worst = 0;
+	for (int di = 0; di < 5; di++) {
+		int d = dims[di];
+		struct ikmap map;
+		memset(&map, 0, sizeof map);
+		double maxnorm;
+		map.dim = d;
+		map.psi = 1;
+		map.dense_ld = d + 2;
+		map.part_maxnorm_centred = &maxnorm;
+		float *x = malloc((size_t)d * sizeof *x), *row = malloc(((size_t)d + 2) * sizeof *row);
+		double *xd = malloc((size_t)d * sizeof *xd), *cd = malloc((size_t)d * sizeof *cd);
+		struct ikmap_recheck rc;
+		ck_assert(x && row && xd && cd && ikmap_recheck_init(&rc, 1) == 0);
+		for (int trial = 0; trial < 20000; trial++) {
+			double scale = ldexp(1, (int)rng_below(&g, 40) - 20);
+			double xx = 0, cc = 0, ref = 0;
+			for (int i = 0; i < d; i++) {
+				/* the centred values (mean 0): row positive, centre negative */
+				xd[i] = scale * (0.5 + 0.5 * rng_unit(&g));
+				cd[i] = -scale * (0.5 + 0.5 * rng_unit(&g));
+				x[i] = (float)xd[i];
+				row[i] = -2 * (float)cd[i];
+				xx += xd[i] * xd[i];
+				cc += cd[i] * cd[i];
+				double diff = xd[i] - cd[i];
+				ref += diff * diff;
+			}
+			maxnorm = sqrt(cc);
+			unsigned char flag = 1;
+			rc.cand[0] = 0;
+			rc.rows[0] = row;
+			ck_assert_int_eq(ikmap_recheck_double(&map, x, sqrt(xx), 0, 1, &rc, &flag), 0);
+			struct ikmap_bound e = ikmap_recheck_bound(d);
+			double bound = ikmap_bound_at(&e, sqrt(xx), maxnorm);
+			double err = fabs(rc.dist[0] - ref);
+			ck_assert_msg(err <= bound, "d %d: error %g above the bound %g", d, err, bound);
+			worst = fmax(worst, err / bound);
+		}
+		ikmap_recheck_free(&rc);
+		free(x);
+		free(row);
+		free(xd);
+		free(cd);
+	}
+	ck_assert_msg(worst > 1.0 / 3, "largest error only %.3f of the bound", worst);
+}
+END_TEST
+
+/*
+ * A call mapping at least as many rows as the map has samples (and a
+ * tile's worth) holds every sample's dense row for the call (anne_prune.c,
+ * held_rows) instead of making a block's rows per tile: the cells still
+ * equal the reference, and the same rows mapped in small calls (rows
+ * made per block) give the same cells.
+ */
+START_TEST(pruned_held_rows)
+{
+	struct data train = prototype_data(500, 160, 12, 0.05, 62);
+	struct data query = prototype_data(2100, 160, 12, 0.05, 63);
+	struct ikmap *map = build(&train, 8, 48, 1, 64);
+	check_pruned(map, &train, &query, 1);
+	ck_assert_msg(ikmap_prune_held_last(), "the 2100-row call did not hold the rows");
+	void *whole = map_rows(map, &query, 2);
+	size_t bytes = ikmap_cell_size(map) * (size_t)ikmap_t(map);
+	unsigned char *parts = malloc((size_t)query.n * bytes);
+	ck_assert_ptr_nonnull(parts);
+	char err[IKMAP_ERR_SIZE] = "";
+	for (int first = 0; first < query.n; first += 300) {
+		int n = query.n - first < 300 ? query.n - first : 300;
+		ck_assert_msg(ikmap_map(map, query.row + first, (size_t)n, parts + (size_t)first * bytes,
+			2, err) == 0, "%s", err);
+		ck_assert_msg(!ikmap_prune_held_last(), "a 300-row call held the rows");
+	}
+	ck_assert(memcmp(whole, parts, (size_t)query.n * bytes) == 0);
+	free(whole);
+	free(parts);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
+/*
+ * The 8-bit path quantises the centres once per map (anne_vnni.c keeps
+ * them in map->vnni): two threads that map through one fresh map at
+ * once (racing to make them), and later calls reusing them, all give the
+ * cells of a map that makes them for one call only, which equal the
+ * reference.
+ */
+START_TEST(vnni_centres_made_once)
+{
+	int vnni = 0;	/* without the 8-bit path nothing may be kept, and the cells are the same */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+	__builtin_cpu_init();
+	vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")
+		&& __builtin_cpu_supports("avx512bw");
+#endif
+	struct data train = prototype_data(500, 150, 10, 0.1, 55);
+	struct data query = prototype_data(300, 150, 10, 0.1, 56);
+	char err[IKMAP_ERR_SIZE] = "";
+	struct ikmap *map = build(&train, 9, 40, 1, 57);
+	ck_assert_msg(ikmap_set_path(map, IKMAP_PATH_DENSE, err) == 0, "%s", err);
+	ck_assert_int_eq(ikmap_anne_set_prune(map, 0, err), 0);
+	ck_assert_int_eq(ikmap_anne_vnni_ready(map), vnni);
+	ck_assert_ptr_null(atomic_load(&map->vnni));
+	size_t bytes = (size_t)query.n * ikmap_t(map) * ikmap_cell_size(map);
+	unsigned char *twice[2];
+	int status[2];
+#pragma omp parallel for num_threads(2)
+	for (int i = 0; i < 2; i++) {
+		twice[i] = malloc(bytes);
+		status[i] = twice[i] ? ikmap_map(map, query.row, (size_t)query.n, twice[i], 1, NULL) : -1;
+	}
+	ck_assert(status[0] == 0 && status[1] == 0);
+	struct ikmap_vnni *kept = atomic_load(&map->vnni);
+	ck_assert(vnni ? kept != NULL : kept == NULL);
+	ck_assert(memcmp(twice[0], twice[1], bytes) == 0);
+	/* again, in three calls: the same kept centres, the same cells */
+	unsigned char *again = malloc(bytes);
+	ck_assert_ptr_nonnull(again);
+	size_t row_bytes = bytes / (size_t)query.n;
+	for (int first = 0; first < query.n; first += 100)
+		ck_assert_int_eq(ikmap_map(map, query.row + first, 100, again + (size_t)first * row_bytes,
+			2, err), 0);
+	ck_assert_ptr_eq(atomic_load(&map->vnni), kept);
+	ck_assert(memcmp(twice[0], again, bytes) == 0);
+	check_cells(map, &train, &query, 1, (int)IKMAP_PATH_DENSE);
+	free(twice[0]);
+	free(twice[1]);
+	free(again);
+	ikmap_free(map);
+	data_free(&train);
+	data_free(&query);
+}
+END_TEST
+
 START_TEST(pruning_chosen_for_wide_data_only)
 {
 	/*
@@ -732,6 +884,9 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, scan_kernels_do_not_matter);
 	tcase_add_test(pruned, vnni_products_do_not_matter);
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
+	tcase_add_test(pruned, recheck_bound_holds_and_is_tight);
+	tcase_add_test(pruned, pruned_held_rows);
+	tcase_add_test(pruned, vnni_centres_made_once);
 	suite_add_tcase(s, pruned);
 	return s;
 }
