@@ -85,6 +85,16 @@ int ikmap_anne_collect(struct ikmap *map, const int *drawn, const int *ids, size
 				map->sample_value[at] = rows[i][e].value;
 			}
 		}
+		/* room for the rest at the rows so far's mean length (+1/8): most builds then
+		 * grow once or twice, not in a dozen 1.5x steps that copy and fault again */
+		size_t done = first + count;
+		if (!status && done < u && done > 0) {
+			size_t rest = (size_t)((double)at / (double)done * (double)(u - done) * 1.125) + 1;
+			if (reserve(map, at + rest, &cap)) {
+				ikmap_error(err, "out of memory");
+				status = -1;
+			}
+		}
 	}
 	free(rows);
 	if (status)

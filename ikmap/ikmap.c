@@ -526,24 +526,34 @@ struct dense_source {
 	const struct ikmap_dense_in *in;
 	int d;
 	int threads;
+	/* both kept from call to call and grown only: a fresh block per call of the
+	 * collect's chunks costs its page faults again */
 	struct feature_node *nodes;
 	size_t *start;		/* [count + 1]: each row's first node */
+	size_t nodes_cap, start_cap;
 };
 
 static int dense_rows(void *context, const int *ids, size_t count, struct feature_node **rows,
 	char *err)
 {
 	struct dense_source *ds = context;
-	free(ds->nodes);
-	free(ds->start);
-	ds->nodes = NULL;
-	ds->start = NULL;
-	if (rows == NULL)
-		return 0;	/* release */
-	ds->start = malloc((count + 1) * sizeof *ds->start);
-	if (!ds->start) {
-		ikmap_error(err, "out of memory");
-		return -1;
+	if (rows == NULL) {	/* release */
+		free(ds->nodes);
+		free(ds->start);
+		ds->nodes = NULL;
+		ds->start = NULL;
+		ds->nodes_cap = ds->start_cap = 0;
+		return 0;
+	}
+	if (count + 1 > ds->start_cap) {
+		free(ds->start);
+		ds->start_cap = 0;
+		ds->start = malloc((count + 1) * sizeof *ds->start);
+		if (!ds->start) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
+		ds->start_cap = count + 1;
 	}
 	/* each drawn row's nonzeros and its end node, counted exactly (rows apart: any threads) */
 	long long n = (long long)count;
@@ -558,10 +568,15 @@ static int dense_rows(void *context, const int *ids, size_t count, struct featur
 	ds->start[0] = 0;
 	for (size_t i = 0; i < count; i++)
 		ds->start[i + 1] += ds->start[i];
-	ds->nodes = malloc(ds->start[count] * sizeof *ds->nodes);
-	if (!ds->nodes) {
-		ikmap_error(err, "out of memory");
-		return -1;
+	if (ds->start[count] > ds->nodes_cap) {
+		free(ds->nodes);
+		ds->nodes_cap = 0;
+		ds->nodes = malloc(ds->start[count] * sizeof *ds->nodes);
+		if (!ds->nodes) {
+			ikmap_error(err, "out of memory");
+			return -1;
+		}
+		ds->nodes_cap = ds->start[count];
 	}
 #pragma omp parallel for num_threads(ds->threads) schedule(static) if(ds->threads > 1)
 	for (long long i = 0; i < n; i++) {
@@ -590,7 +605,7 @@ struct ikmap *ikmap_build_dense(const double *x, int n, int d, size_t ld,
 	struct ikmap_dense_in in = { x, ld, d };
 	int threads = ikmap_threads(params->threads);
 	/* threads where dense_factors uses them (its `many`) */
-	struct dense_source ds = { &in, d, (double)n * d >= (1 << 22) ? threads : 1, NULL, NULL };
+	struct dense_source ds = { &in, d, (double)n * d >= (1 << 22) ? threads : 1, NULL, NULL, 0, 0 };
 	/* dense_factors checks the values and makes scale 1's and the shifted range's factors;
 	 * the scan, scales 2-4's over the nonzeros, as the sparse form gives them */
 	int status = dense_factors(map, &in, n, threads, err);
