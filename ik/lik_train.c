@@ -9,6 +9,7 @@
 #include "find_parameters.h"
 #include "lik_internal.h"
 #include "linear_rows.h"
+#include "online.h"
 #include "print.h"
 #include "rows.h"
 
@@ -147,8 +148,14 @@ int lik_kernel_rows(const struct problem *prob, const struct lik_map_params *ker
 	return 0;
 }
 
-int lik_cross_validation(const struct problem *prob, const struct parameter *param,
-	const struct lik_map_params *kernel, int nr_fold, double *target, struct lik_error *err)
+/*
+ * lik_cross_validation (passes 0: the solver's own cross_validation_rows)
+ * and lik_online_cross_validation (passes >= 1 of the online solver): the
+ * same checks, the map built once from all rows, the same folds.
+ */
+static int cross_validate(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, int passes, double *target,
+	struct lik_error *err)
 {
 	if (check_problem(prob, param, err) != 0)
 		return -1;
@@ -165,10 +172,43 @@ int lik_cross_validation(const struct problem *prob, const struct parameter *par
 	void *cells;
 	if (lik_kernel_rows(prob, kernel, &X, &map, &cells, err) != 0)
 		return -1;
-	int status = lik_cross_validation_cells(&X, prob->y, prob->bias, param, nr_fold, target, err);
+	int status;
+	if (passes == 0) {
+		status = lik_cross_validation_cells(&X, prob->y, prob->bias, param, nr_fold, target, err);
+	} else {
+		struct lik_capture capture;
+		lik_capture_begin(&capture);
+		status = online_cross_validation_rows(&X, prob->y, prob->bias, param, passes, nr_fold, target);
+		lik_capture_end(&capture);
+		if (status != 0)
+			fail_from_liblinear(err, LIK_ENOMEM, &capture, "out of memory in cross validation");
+		else
+			lik_ok(err);
+	}
 	free(cells);
 	ikmap_free(map);
-	return status;
+	return status != 0 ? -1 : 0;
+}
+
+int lik_cross_validation(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int nr_fold, double *target, struct lik_error *err)
+{
+	return cross_validate(prob, param, kernel, nr_fold, 0, target, err);
+}
+
+int lik_online_cross_validation(const struct problem *prob, const struct parameter *param,
+	const struct lik_map_params *kernel, int passes, int nr_fold, double *target,
+	struct lik_error *err)
+{
+	if (param != NULL && param->solver_type != ONLINE_OGD) {
+		lik_fail(err, LIK_EINVAL, "cross validation with passes needs -s %d (ONLINE_OGD_HINGE)", ONLINE_OGD);
+		return -1;
+	}
+	if (passes < 1) {
+		lik_fail(err, LIK_EINVAL, "passes must be >= 1");
+		return -1;
+	}
+	return cross_validate(prob, param, kernel, nr_fold, passes, target, err);
 }
 
 int lik_cross_validation_cells(const struct row_set *X, const double *y, double bias,
