@@ -780,6 +780,10 @@ mpi/%.o: mpi/%.c $(MPI_HDR) $(LIB_HDR) $(TOOLS_HDR) $(IK_HDR) $(IKMAP_HDR)
 train-mpi: $(MPI_OBJ) $(PROGRAM_DEPS)
 	$(MPICC) -o $@ $(MPI_OBJ) $(PROGRAM_LIBS) $(IKMAP_LIBS) $(LDLIBS)
 
+# TCP_NODELAY on the MPI library's sockets (mpi/tcp_nodelay.h) needs no MPI: a unit test
+tests/unit/test_tcp_nodelay: tests/unit/test_tcp_nodelay.c mpi/tcp_nodelay.c mpi/tcp_nodelay.h $(UNIT_HDR)
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags check) -Impi -o $@ $< mpi/tcp_nodelay.c $$(pkg-config --libs check) $(LDLIBS)
+
 mpi-check: train-mpi train predict
 	MPIRUN="$(MPIRUN)" LIBLINEAR_IK_DATA=$(abspath $(DATA_DIR)) bash tests/mpi/run.sh
 

@@ -32,6 +32,7 @@
 #include "dist_cv.h"
 #include "dist_ksearch.h"
 #include "early_read.h"
+#include "tcp_nodelay.h"
 #include "train_mpi.h"
 #include "print.h"
 #include "ik_model.h"
@@ -444,6 +445,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "train-mpi: MPI_Init failed\n");
 		return 1;
 	}
+	/* MPI_Finalize's fence would otherwise wait 40 ms on Nagle (tcp_nodelay.h) */
+	int nodelay_sockets = tcp_nodelay_all();
 	MPI_Comm comm = MPI_COMM_WORLD;
 	MPI_Comm_rank(comm, &g_rank);
 	mark_phase(PHASE_INIT);
@@ -555,7 +558,7 @@ int main(int argc, char **argv)
 	double finalize = clock_seconds(CLOCK_MONOTONIC);
 	MPI_Finalize();
 	if (g_rank == 0 && stats_asked())
-		fprintf(stderr, "train-mpi: rank 0 seconds: MPI_Finalize %.3f\n",
-			clock_seconds(CLOCK_MONOTONIC) - finalize);
+		fprintf(stderr, "train-mpi: rank 0 seconds: MPI_Finalize %.3f (TCP_NODELAY set on %d sockets)\n",
+			clock_seconds(CLOCK_MONOTONIC) - finalize, nodelay_sockets);
 	return ok ? 0 : 1;
 }
