@@ -260,7 +260,7 @@ struct workspace {
 	double *norm;		/* [TILE_ROWS]: ||x'||, or -1 for rows mapped exactly */
 	uint8_t *xq;		/* [TILE_ROWS][quads * 4]: q_x + 128, 64-byte aligned */
 	float *scale;		/* [TILE_ROWS]: s_x */
-	double *window;		/* [TILE_ROWS]: 2 (E_f + the rounding part of E_q) */
+	float *window;		/* [TILE_ROWS]: 2 (E_f + the rounding part of E_q), rounded up */
 	float *ex2;		/* [TILE_ROWS]: 2.02 ||e_x||, rounded up */
 	float *qx2;		/* [TILE_ROWS]: 2.02 s_x ||q_x||, rounded up */
 	double *float_window;	/* [TILE_ROWS]: 2 E_f, the full float scores' */
@@ -296,7 +296,7 @@ static int workspace_init(struct workspace *w, const struct ikmap *map, int quad
 	size_t xq_bytes = ((size_t)TILE_ROWS * (size_t)quads * 4 + 63) / 64 * 64;
 	w->xq = aligned_alloc(64, xq_bytes);
 	w->scale = malloc(TILE_ROWS * sizeof(float));
-	w->window = malloc(TILE_ROWS * sizeof(double));
+	w->window = malloc(TILE_ROWS * sizeof(float));
 	w->ex2 = malloc(TILE_ROWS * sizeof(float));
 	w->qx2 = malloc(TILE_ROWS * sizeof(float));
 	w->float_window = malloc(TILE_ROWS * sizeof(double));
@@ -405,16 +405,17 @@ static int undecided(const struct ikmap *map, const struct ikmap_rows_in *in, si
 		best = score[j1] < best ? score[j1] : best;
 	}
 	float win = float_at_least((double)best + w->float_window[r]);
-	int within = 0, only = 0;
-	for (int j = 0; j < psi; j++) {
-		w->flags[j] = (hit >> j & 1) && score[j] <= win;
-		if (w->flags[j]) {
-			within++;
-			only = j;
-		}
+	/* the candidates left in the float window, as a mask (only they were scored) */
+	uint64_t left = 0;
+	for (uint64_t h = hit; h; h &= h - 1) {
+		int j = __builtin_ctzll(h);
+		left |= (uint64_t)(score[j] <= win) << j;
 	}
-	if (within == 1)
-		return only;
+	if (left && (left & (left - 1)) == 0)	/* one: best is always within */
+		return __builtin_ctzll(left);
+	left = left ? left : hit;	/* (never empty: best is within; all, were it) */
+	for (int j = 0; j < psi; j++)
+		w->flags[j] = left >> j & 1;
 	int cell = ikmap_recheck_matrix(map, xrow, w->norm[r], k, centre, &w->rc, w->flags);
 	if (cell >= 0)
 		return cell;
@@ -451,8 +452,13 @@ static inline uint64_t partition_hits(const struct ikmap_vnni *c, int k, const i
 		top = _mm512_min_ps(top, _mm512_add_round_ps(s, e, UP));
 		lo[g] = _mm512_sub_round_ps(s, e, DOWN);
 	}
-	float thr = float_at_least((double)_mm512_reduce_min_ps(top) + w->window[r]);
-	__m512 edge = _mm512_set1_ps(thr);
+	/*
+	 * min + window rounded up, in float (both terms are already at least
+	 * their exact values): a conversion to double and back here cost
+	 * about as much as the rest of this function.
+	 */
+	__m128 thr = _mm_add_round_ss(_mm_set_ss(_mm512_reduce_min_ps(top)), _mm_set_ss(w->window[r]), UP);
+	__m512 edge = _mm512_broadcastss_ps(thr);
 	uint64_t hit = 0;
 	for (int g = 0; g < c->groups; g++)
 		hit |= (uint64_t)_mm512_cmp_ps_mask(lo[g], edge, _CMP_LE_OQ) << (16 * g);
@@ -579,7 +585,7 @@ static int pack_block(const struct ikmap *map, const struct ikmap_vnni *c,
 		double a = w->norm[r], b = c->norm_max, sq = (double)w->scale[r] * sqrt((double)qq);
 		double ef = ikmap_bound_at(&c->float_bound, a, b);
 		double q = ex * b * 1.01 + sq * c->resid_max;
-		w->window[r] = 2 * (ef + 1.01 * 8 * u * ((a + b) * (a + b) + q));
+		w->window[r] = float_at_least(2 * (ef + 1.01 * 8 * u * ((a + b) * (a + b) + q)));
 		w->float_window[r] = 2 * ef;
 		w->ex2[r] = float_at_least(2.02 * ex);
 		w->qx2[r] = float_at_least(2.02 * sq);

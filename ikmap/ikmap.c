@@ -5,6 +5,7 @@
  * ikmap_state.c; the helpers all of them share in ikmap_util.c.
  */
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,18 +467,24 @@ static int dense_factors(struct ikmap *map, const struct ikmap_dense_in *in, int
 			if (bad)
 				continue;
 			const double *x = in->x + (size_t)i * in->ld;
-			double probe = 0;
-			for (int j = 1; j <= d; j++)
-				probe += x[j - 1] * 0.0;
-			bad |= probe != 0;
-			if (refuse_negative)
-				for (int j = 1; j <= d; j++)
-					bad |= x[j - 1] < 0;
+			/*
+			 * Not finite: !(|x| <= DBL_MAX), or-ed (vectorised), where
+			 * a chain of dependent probe additions took a third of this pass.
+			 */
+			int row_bad = 0;
 			if (top)
 				for (int j = 1; j <= d; j++) {
 					double a = fabs(x[j - 1]);
 					top[j] = a > top[j] ? a : top[j];
+					row_bad |= !(a <= DBL_MAX);
 				}
+			else
+				for (int j = 1; j <= d; j++)
+					row_bad |= !(fabs(x[j - 1]) <= DBL_MAX);
+			if (refuse_negative)
+				for (int j = 1; j <= d; j++)
+					row_bad |= x[j - 1] < 0;
+			bad |= row_bad;
 		}
 		if (top && !bad) {
 #pragma omp critical(ikmap_dense_factors)

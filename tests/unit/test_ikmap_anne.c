@@ -681,6 +681,82 @@ START_TEST(vnni_products_do_not_matter)
 END_TEST
 
 /*
+ * A dense row packs to the very floats of its sparse form (zeros and -0
+ * absent, so -mean), whichever loop packs it (the AVX-512 one for scales
+ * with factors, the scalar one for scale 4 and for no factors), its norm
+ * agrees up to the order of its sum, and a non-finite value anywhere in
+ * the row, also past dim, is reported: at every width around the vector
+ * steps of 8 and 16, with fewer and more columns than dim.
+ */
+START_TEST(dense_rows_pack_as_their_sparse_form)
+{
+	struct rng g;
+	rng_seed(&g, 71);
+	int dims[] = { 1, 7, 8, 9, 15, 16, 17, 31, 33, 784 };
+	for (int di = 0; di < 10; di++) {
+		int d = dims[di];
+		int widths[] = { d, d > 3 ? d - 3 : d, d + 5 };
+		double *mean = malloc(((size_t)d + 1) * sizeof *mean);
+		double *factor = malloc(((size_t)d + 1) * sizeof *factor);
+		float *a = malloc(((size_t)d + 2) * sizeof *a), *b = malloc(((size_t)d + 2) * sizeof *b);
+		double *x = malloc(((size_t)d + 5) * sizeof *x);
+		struct feature_node *nodes = malloc(((size_t)d + 1) * sizeof *nodes);
+		ck_assert(mean && factor && a && b && x && nodes);
+		for (int j = 0; j <= d; j++) {
+			mean[j] = rng_unit(&g) - 0.3;
+			factor[j] = 0.25 + 2 * rng_unit(&g);
+		}
+		mean[1] = 0;	/* -mean is -0 there: the sign must follow the sparse form */
+		for (int form = 0; form < 3; form++) {
+			struct ikmap map;
+			memset(&map, 0, sizeof map);
+			map.dim = d;
+			map.mean = mean;
+			map.factor = form == 2 ? NULL : factor;	/* form 2: scale 0 */
+			map.scaled = form == 1 ? 4 : form == 2 ? 0 : 1;
+			for (int wi = 0; wi < 3; wi++) {
+				int cols = widths[wi];
+				for (int trial = 0; trial < 20; trial++) {
+					int nz = 0;
+					for (int j = 0; j < cols; j++) {
+						double u = rng_unit(&g);
+						x[j] = u < 0.4 ? 0 : u < 0.45 ? -0.0 : 3 * rng_unit(&g);
+						if (j < d && x[j] != 0)
+							nodes[nz++] = (struct feature_node){ j + 1, x[j] };
+					}
+					nodes[nz].index = -1;
+					int bad = -1;
+					double sq;
+					double na = ikmap_anne_pack_dense(&map, x, cols, a, &bad, &sq);
+					double nb = ikmap_anne_pack_row(&map, nodes, b);
+					ck_assert_int_eq(bad, 0);
+					ck_assert_msg(memcmp(a, b, (size_t)d * sizeof *a) == 0,
+						"d %d cols %d form %d: packed floats differ", d, cols, form);
+					ck_assert(a[d] == 1 && b[d] == 1);
+					ck_assert_msg(fabs(na - nb) <= 1e-12 * (nb + 1) && fabs(sq - na * na) <= 1e-9 * (sq + 1),
+						"d %d: norms %.17g %.17g", d, na, nb);
+				}
+				/* one bad value at each position of the row */
+				for (int p = 0; p < cols; p++) {
+					for (int j = 0; j < cols; j++)
+						x[j] = j == p ? (p % 2 ? NAN : -INFINITY) : 0.5;
+					int bad = 0;
+					ikmap_anne_pack_dense(&map, x, cols, a, &bad, NULL);
+					ck_assert_msg(bad == 1, "d %d cols %d: a bad value at %d not seen", d, cols, p);
+				}
+			}
+		}
+		free(mean);
+		free(factor);
+		free(a);
+		free(b);
+		free(x);
+		free(nodes);
+	}
+}
+END_TEST
+
+/*
  * The double recheck (anne_exact.c, ikmap_recheck_double): its score of
  * float entries is within the stated bound of the reference distance, and
  * the bound is not loose where rounding is worst. Rows and centres of
@@ -884,6 +960,7 @@ static Suite *ikmap_anne_suite(void)
 	tcase_add_test(pruned, scan_kernels_do_not_matter);
 	tcase_add_test(pruned, vnni_products_do_not_matter);
 	tcase_add_test(pruned, pruning_chosen_for_wide_data_only);
+	tcase_add_test(pruned, dense_rows_pack_as_their_sparse_form);
 	tcase_add_test(pruned, recheck_bound_holds_and_is_tight);
 	tcase_add_test(pruned, pruned_held_rows);
 	tcase_add_test(pruned, vnni_centres_made_once);
