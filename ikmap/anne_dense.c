@@ -301,7 +301,8 @@ double ikmap_anne_pack_row(const struct ikmap *map, const struct feature_node *f
  * ||x'||^2 in sixteen partial sums (any order is sound: see the scalar
  * loop) and the non-finite probe as a mask. Why: the scalar loop, four
  * chains of dependent double additions, was a tenth of the 8-bit map's
- * time at psi 16 (784-d, bench/results/ik-vs-ikpykit-quiet5.md).
+ * time at psi 16 (784-d; perf, before bench/results/
+ * ik-vs-ikpykit-python-quiet5.md).
  * Returns the sum of squares; *bad is set when a value is not finite.
  */
 __attribute__((target("avx512f,avx512vl")))

@@ -238,7 +238,7 @@ static void drop_dense(struct ikmap *map)
 	map->empty_row = NULL;
 }
 
-/* ||c - mean||^2 of sample s, summed over j = 1..dim in order. */
+/* ||c - mean||^2 of sample s (c: dim + 1 doubles of scratch). */
 static double centred_sq(const struct ikmap *map, int s, double *c)
 {
 	const double *mean = map->mean;
