@@ -16,12 +16,19 @@ uint64_t rng_next(struct rng *g)
 
 uint64_t rng_below(struct rng *g, uint64_t bound)
 {
-	/* Reject the top partial block so every residue is equally likely. */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+	/*
+	 * Reject the top partial block so every residue is equally likely:
+	 * v >= limit = UINT64_MAX - UINT64_MAX % bound. Since UINT64_MAX % bound
+	 * < bound, only v > UINT64_MAX - bound can be rejected, so the limit
+	 * (a second 64-bit division, as costly as the rest of a shuffle step)
+	 * is computed only then: the same values, the same draws.
+	 */
 	uint64_t v;
-	do
+	for (;;) {
 		v = rng_next(g);
-	while (v >= limit);
+		if (v <= UINT64_MAX - bound || v < UINT64_MAX - UINT64_MAX % bound)
+			break;
+	}
 	return v % bound;
 }
 

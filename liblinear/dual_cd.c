@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "dual_cd.h"
+#include "max_min.h"
 #include "print.h"
 #include "solvers.h"
 
@@ -74,7 +75,7 @@ static void svc_step(struct svc_dual *s, int i, const struct svc_class *c, doubl
 	double old = s->alpha[i];
 	double a;
 	if (s->qd[i] > 0)
-		a = fmin(fmax(old - g / s->qd[i], 0), c->upper);
+		a = min2(max2(old - g / s->qd[i], 0), c->upper);
 	else	/* an all-zero row under the L1 loss: the dual is linear in alpha_i */
 		a = g < 0 ? c->upper : 0;
 	s->alpha[i] = a;
@@ -112,17 +113,17 @@ static struct pg_range svc_pass(struct svc_dual *s, struct pg_range shrink, stru
 				k--;	/* slot k now holds an unvisited row */
 				continue;
 			}
-			projected = fmin(g, 0);
+			projected = min2(g, 0);
 		} else if (a == c->upper) {
 			if (g < shrink.min) {
 				svc_shrink(s, k);
 				k--;	/* slot k now holds an unvisited row */
 				continue;
 			}
-			projected = fmax(g, 0);
+			projected = max2(g, 0);
 		}
-		pg.max = fmax(pg.max, projected);
-		pg.min = fmin(pg.min, projected);
+		pg.max = max2(projected, pg.max);
+		pg.min = min2(projected, pg.min);
 		if (fabs(projected) > PG_NEGLIGIBLE)
 			svc_step(s, i, c, g);
 	}

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "dual_svr.h"
+#include "max_min.h"
 #include "print.h"
 #include "solvers.h"
 
@@ -61,11 +62,11 @@ static double svr_row_violation(const struct svr_dual *s, double b, double g, do
 	}
 	if (b >= s->upper) {
 		*firmly = gp < -margin;
-		return fmax(gp, 0);
+		return max2(gp, 0);
 	}
 	if (b <= -s->upper) {
 		*firmly = gn > margin;
-		return fmax(-gn, 0);
+		return max2(-gn, 0);
 	}
 	return b > 0 ? fabs(gp) : fabs(gn);
 }
@@ -90,7 +91,7 @@ static void svr_step(struct svr_dual *s, int i, double g)
 	} else {
 		nb = 0;
 	}
-	nb = fmin(fmax(nb, -s->upper), s->upper);
+	nb = min2(max2(nb, -s->upper), s->upper);
 	if (fabs(nb - b) <= STEP_NEGLIGIBLE)
 		return;
 	s->beta[i] = nb;
@@ -124,7 +125,7 @@ static struct svr_violation svr_pass(struct svr_dual *s, double margin, struct r
 			k--;	/* slot k now holds an unvisited row */
 			continue;
 		}
-		v.max = fmax(v.max, violation);
+		v.max = max2(violation, v.max);
 		v.sum += violation;
 		svr_step(s, i, g);
 	}

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include "mcsvm_cs.h"
+#include "max_min.h"
 #include "print.h"
 #include "solvers.h"
 
@@ -165,21 +166,6 @@ static void mcsvm_gradient(struct mcsvm *s, int i)
 			g += s->w[(size_t)(f->index - 1) * (size_t)k + (size_t)m] * f->value;
 		s->G[m] = g;
 	}
-}
-
-/*
- * The larger and smaller of two numbers that are never NaN here. fmax and
- * fmin are calls into libm (their NaN rules keep the compiler from
- * inlining them), about 3% of the time on a9a in the loops below.
- */
-static inline double max2(double a, double b)
-{
-	return a > b ? a : b;
-}
-
-static inline double min2(double a, double b)
-{
-	return a < b ? a : b;
 }
 
 static int descending(const void *a, const void *b)

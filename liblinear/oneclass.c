@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include "oneclass.h"
+#include "max_min.h"
 #include "print.h"
 #include "solvers.h"
 
@@ -153,18 +154,6 @@ static double oneclass_row_dot(struct oneclass *s, int i, int j)
 			b++;
 	}
 	return dot;
-}
-
-/* The larger and smaller of two numbers that are never NaN here (libm's
- * fmax and fmin are calls). */
-static inline double max2(double a, double b)
-{
-	return a > b ? a : b;
-}
-
-static inline double min2(double a, double b)
-{
-	return a < b ? a : b;
 }
 
 /* The extreme gradients of the active rows that may rise and may fall. */
