@@ -38,6 +38,40 @@ START_TEST(below_stays_in_range_and_covers_it)
 }
 END_TEST
 
+/*
+ * rng_below's documented draw, re-derived here: take rng_next values until
+ * one is below UINT64_MAX - UINT64_MAX % bound, return it mod bound. The
+ * library skips that division unless a draw could be rejected; the draws
+ * (and so every shuffle, sample and model) must be the same, also for
+ * bounds near 2^64 where about half the values are rejected.
+ */
+static uint64_t reference_below(struct rng *g, uint64_t bound)
+{
+	uint64_t limit = UINT64_MAX - UINT64_MAX % bound, v;
+	do
+		v = rng_next(g);
+	while (v >= limit);
+	return v % bound;
+}
+
+START_TEST(below_draws_as_documented)
+{
+	uint64_t bounds[] = { 1, 2, 3, 7, 1000, 4001, (uint64_t)1 << 32, ((uint64_t)1 << 63) + 1,
+		((uint64_t)1 << 63) + 12345, UINT64_MAX / 3 * 2, UINT64_MAX - 1, UINT64_MAX };
+	for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+		struct rng lib, ref;
+		rng_seed(&lib, 99 + b);
+		rng_seed(&ref, 99 + b);
+		for (int i = 0; i < 20000; i++) {
+			uint64_t want = reference_below(&ref, bounds[b]);
+			ck_assert_uint_eq(rng_below(&lib, bounds[b]), want);
+		}
+		/* both consumed the same values, rejections included */
+		ck_assert_uint_eq(rng_next(&lib), rng_next(&ref));
+	}
+}
+END_TEST
+
 START_TEST(shuffle_is_a_permutation)
 {
 	struct rng g;
@@ -78,6 +112,7 @@ static Suite *rng_suite(void)
 	tcase_add_test(tc, same_seed_same_sequence);
 	tcase_add_test(tc, known_first_value);
 	tcase_add_test(tc, below_stays_in_range_and_covers_it);
+	tcase_add_test(tc, below_draws_as_documented);
 	tcase_add_test(tc, shuffle_is_a_permutation);
 	tcase_add_test(tc, unit_interval);
 	suite_add_tcase(s, tc);
