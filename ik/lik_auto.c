@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "find_parameters.h"
 #include "lik_internal.h"
 #include "print.h"
@@ -100,13 +99,6 @@ const char *lik_auto_kernel_name(int kernel)
 {
 	const char *name = lik_kernel_name(kernel);	/* the -k names; the table adds plain linear */
 	return name ? name : "linear";
-}
-
-static double seconds_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /*
@@ -264,7 +256,7 @@ static void set_costs(const struct auto_state *s, struct lik_auto_row *r)
 
 static int over_budget(const struct auto_state *s)
 {
-	return s->opt.budget >= 0 && seconds_now() - s->started >= s->opt.budget;
+	return s->opt.budget >= 0 && lik_seconds_now() - s->started >= s->opt.budget;
 }
 
 /* Appends "; " and a skipped candidate's words to table->skipped (cut at its size). */
@@ -292,7 +284,7 @@ static void note_skipped(struct auto_state *s, const char *format, ...)
 static int plain_row(struct auto_state *s, const struct problem *prob, int stage, double C0,
 	struct lik_error *err)
 {
-	double started = seconds_now();
+	double started = lik_seconds_now();
 	struct row_set X;
 	struct ikmap *map;
 	void *cells;
@@ -318,7 +310,7 @@ static int plain_row(struct auto_state *s, const struct problem *prob, int stage
 		return -1;
 	}
 	set_costs(s, &r);
-	r.seconds = seconds_now() - started;
+	r.seconds = lik_seconds_now() - started;
 	int rc = append_row(s, &r, folds, err);
 	free(folds);
 	return rc;
@@ -380,10 +372,10 @@ static int kernel_row(struct auto_state *s, const struct problem *prob, int stag
 		so.grid_max = g;
 	}
 	if (s->opt.budget >= 0) {
-		double left = s->opt.budget - (seconds_now() - s->started);
+		double left = s->opt.budget - (lik_seconds_now() - s->started);
 		so.time_budget = left < so.time_budget ? (left > 0 ? left : 0) : so.time_budget;
 	}
-	double started = seconds_now();
+	double started = lik_seconds_now();
 	struct lik_search_table *st = lik_search_run(prob, s->param, &k, s->nr_fold,
 		C0 > 0 ? C0 : s->start_C, -1, &so, 0, around_C, err);
 	if (st == NULL)
@@ -392,7 +384,7 @@ static int kernel_row(struct auto_state *s, const struct problem *prob, int stag
 	struct lik_auto_row r = { .kernel = kernel, .t = t, .psi = b->psi, .scale = scale, .w = w,
 		.C = b->C, .score = b->score, .rows = b->rows, .stage = stage };
 	set_costs(s, &r);
-	r.seconds = seconds_now() - started;
+	r.seconds = lik_seconds_now() - started;
 	int rc = append_row(s, &r, &st->fold_scores[st->best * (size_t)st->nr_fold], err);
 	lik_search_table_free(&st);
 	*ran = rc == 0;
@@ -672,7 +664,7 @@ struct lik_auto_table *lik_auto_search(const struct problem *prob, const struct 
 		s.opt = *options;
 	else
 		lik_auto_options_default(&s.opt);
-	s.started = seconds_now();
+	s.started = lik_seconds_now();
 	s.dim = prob->bias >= 0 ? prob->n - 1 : prob->n;
 	size_t nnz = 0;
 	for (int i = 0; i < prob->l; i++)

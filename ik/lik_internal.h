@@ -135,6 +135,9 @@ size_t lik_auto_pick_confirmed(const struct lik_auto_row *rows, size_t count, in
 
 /* ---- the search (lik_search.c), shared with -k auto (lik_auto.c) ---- */
 
+/* Seconds on a monotonic clock: the searches' row times and budgets (one clock for all). */
+double lik_seconds_now(void);
+
 /*
  * lik_search; with_plain 0: no plain baseline row (plain and plain_versus
  * name the best). around_C > 0 (classification): where psi is not searched

@@ -100,7 +100,8 @@ void lik_search_table_free(struct lik_search_table **table)
 	*table = NULL;
 }
 
-static double seconds_now(void)
+/* See lik_internal.h. */
+double lik_seconds_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -405,7 +406,7 @@ int lik_search_walk_rows(const struct lik_walk_setup *w, const struct row_set *X
 static int walk_at(struct search_state *s, const struct problem *prob, int psi, double C0,
 	struct lik_search_row *row, struct ikmap **kept, struct lik_error *err)
 {
-	double started = seconds_now();
+	double started = lik_seconds_now();
 	struct lik_map_params at;
 	const struct lik_map_params *kernel = NULL;
 	if (psi > 0) {
@@ -433,7 +434,7 @@ static int walk_at(struct search_state *s, const struct problem *prob, int psi, 
 		*kept = map;
 	else
 		ikmap_free(map);
-	row->seconds = seconds_now() - started;
+	row->seconds = lik_seconds_now() - started;
 	return 0;
 }
 
@@ -702,12 +703,12 @@ static int extend_edge(struct search_state *s, struct lik_error *err)
 				s->opt.time_budget);
 			return 0;
 		}
-		double started = seconds_now();
+		double started = lik_seconds_now();
 		/* about the best C so far: the next psi's best C lies near it */
 		if (full_walk(s, next, s->regression ? -1 : t->rows[b].C, err) != 0)
 			return -1;
 		/* a spread search's processes agree on its walks' seconds (lik_spread_rows) */
-		spent += s->spread != NULL ? t->rows[t->count - 1].seconds : seconds_now() - started;
+		spent += s->spread != NULL ? t->rows[t->count - 1].seconds : lik_seconds_now() - started;
 	}
 }
 

@@ -2,7 +2,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "find_parameters.h"
 #include "ik_search_stream.h"
 #include "lik_internal.h"
@@ -16,19 +15,12 @@ struct stream_search {
 	int reported;		/* a failure already printed its message (ik_stream's) */
 };
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* lik_spread_rows' walk: all rows mapped at psi in one more pass, then lik_search's walk on them. */
 static int walk_all_rows(void *context, int psi, double C0, double rival,
 	struct lik_search_row *row, double *folds, struct lik_map **map, struct lik_error *err)
 {
 	struct stream_search *k = context;
-	double started = seconds_now();
+	double started = lik_seconds_now();
 	*map = NULL;
 	if (psi <= 0) {
 		/* the plain baseline runs on the subsample, which lik_search_spread always has here */
@@ -55,7 +47,7 @@ static int walk_all_rows(void *context, int psi, double C0, double rival,
 	*map = lik_map_wrap(built, err);	/* frees built on failure */
 	if (*map == NULL)
 		return -1;
-	row->seconds = seconds_now() - started;
+	row->seconds = lik_seconds_now() - started;
 	return 0;
 }
 
